@@ -1,0 +1,71 @@
+// The two real models and their real inputs (tests/fixtures, from ../shared/corpus), and what a
+// user reads off their outputs. Used by the tests and by the accuracy benchmark.
+//
+//   silero_vad_v5:   streamed in chunks of 512 samples (16 kHz), state fed back; the decision is
+//                    "speech" when the chunk's probability is over 0.5.
+//   PP-OCR v4 det:   one 1x3x320x640 page; the decision is "text" for each pixel of the probability
+//                    map over 0.3 (PaddleOCR's binarisation threshold).
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import path from 'node:path';
+
+export const fixtures = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'tests', 'fixtures');
+
+function floats(file) {
+  const b = readFileSync(path.join(fixtures, file));
+  return new Float32Array(b.buffer, b.byteOffset, b.byteLength / 4);
+}
+
+export const corpus = {
+  silero: {
+    file: 'silero_vad_v5.onnx',
+    threshold: 0.5,
+    unit: 'chunks',
+    async run(ort, bytes) {
+      const session = await ort.InferenceSession.create(bytes);
+      const speech = floats('speech.bin');
+      const chunk = 512;
+      let state = new ort.Tensor('float32', new Float32Array(2 * 128), [2, 1, 128]);
+      const sr = new ort.Tensor('int64', BigInt64Array.from([16000n]), []);
+      const out = [];
+      for (let i = 0; i + chunk <= speech.length; i += chunk) {
+        const input = new ort.Tensor('float32', speech.slice(i, i + chunk), [1, chunk]);
+        const r = await session.run({ input, state, sr });
+        out.push(r.output.data[0]);
+        state = r.stateN;
+      }
+      await session.release?.();
+      return Float32Array.from(out);
+    },
+  },
+  det: {
+    file: 'ch_PP-OCRv4_det_infer.onnx',
+    threshold: 0.3,
+    unit: 'pixels',
+    async run(ort, bytes) {
+      const session = await ort.InferenceSession.create(bytes);
+      const x = new ort.Tensor('float32', floats('det_x.bin'), [1, 3, 320, 640]);
+      const r = await session.run({ x });
+      const out = r[session.outputNames[0]].data;
+      await session.release?.();
+      return Float32Array.from(out);
+    },
+  },
+};
+
+// Agreement of decisions, relative L2 error and max abs error between two outputs.
+export function compare(reference, candidate, threshold) {
+  let agree = 0, num = 0, den = 0, maxAbs = 0;
+  for (let i = 0; i < reference.length; i++) {
+    if ((reference[i] > threshold) === (candidate[i] > threshold)) agree++;
+    const d = candidate[i] - reference[i];
+    num += d * d;
+    den += reference[i] * reference[i];
+    maxAbs = Math.max(maxAbs, Math.abs(d));
+  }
+  return { agreement: agree / reference.length, relL2: Math.sqrt(num / den), maxAbs, count: reference.length };
+}
+
+export function modelBytes(name) {
+  return readFileSync(path.join(fixtures, corpus[name].file));
+}

@@ -1,0 +1,348 @@
+// onnx-shrink native driver: the engine on files, for tests and benchmarks. The user-facing CLI is
+// the npm package's, which shares these flags.
+//
+// Exit status: 0 success, 2 bad input or options (message on stderr), 1 anything else.
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "../onnx_shrink.h"
+
+namespace {
+
+using onnx_shrink::Error;
+using onnx_shrink::ErrorCode;
+
+const char* kUsage =
+    "usage: onnx-shrink IN.onnx -o OUT.onnx [options]\n"
+    "       onnx-shrink IN.onnx --inspect [options]\n"
+    "       onnx-shrink IN.onnx --expand -o OUT.onnx\n"
+    "\n"
+    "  --mode int8|palette      int8: 8-bit codes expanded in the graph (default);\n"
+    "                           palette: at most --levels values per tensor, stored as floats\n"
+    "  --levels N               palette levels, 2..65536 (default 256)\n"
+    "  --block N                int8: one scale per N values along the reduction axis (16..4096)\n"
+    "  --scheme S               int8: channel (default) | tensor (the original Shrink Ray);\n"
+    "                           palette: auto (default) | kmeans | uniform (the original)\n"
+    "  --form fold|dq           int8: Cast->Mul->Add, folded at load (default) | DequantizeLinear\n"
+    "  --min-elements N         leave tensors with fewer values alone (default 16384)\n"
+    "  --exclude NAMES          comma-separated tensor names to leave alone\n"
+    "  --exclude-nodes NAMES    leave the weights read by these nodes alone\n"
+    "  --exclude-ops TYPES      leave the weights read by these op types alone\n"
+    "  --external-data auto|inline|external\n"
+    "                           where tensor data goes (auto: inline unless over 2 GB)\n"
+    "  --external-location F    external data file name (default OUT.onnx.data)\n"
+    "  --report FILE.json       write the report as JSON\n"
+    "  --inspect                print the report (JSON) without writing a model\n"
+    "  --expand                 turn a shrunk model back into plain float weights\n"
+    "  --quiet                  no summary on stderr\n";
+
+[[noreturn]] void usage_error(const std::string& message) {
+  std::fprintf(stderr, "onnx-shrink: %s\n\n%s", message.c_str(), kUsage);
+  std::exit(2);
+}
+
+std::vector<std::string> split_list(const std::string& s) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start <= s.size()) {
+    const size_t comma = s.find(',', start);
+    const std::string item = s.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    if (!item.empty()) out.push_back(item);
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return out;
+}
+
+uint64_t parse_number(const std::string& flag, const std::string& value) {
+  char* end = nullptr;
+  errno = 0;
+  const unsigned long long v = std::strtoull(value.c_str(), &end, 10);
+  if (value.empty() || *end || errno || value[0] == '-') usage_error(flag + " needs a whole number, not '" + value + "'");
+  return v;
+}
+
+// A file mapped read-only. The input is never written to.
+class MappedFile {
+ public:
+  explicit MappedFile(const std::string& path) {
+    fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd_ < 0) throw Error(ErrorCode::Io, "cannot open '" + path + "': " + std::strerror(errno));
+    struct stat st;
+    if (::fstat(fd_, &st) != 0) throw Error(ErrorCode::Io, "cannot stat '" + path + "': " + std::strerror(errno));
+    if (S_ISDIR(st.st_mode)) throw Error(ErrorCode::Io, "'" + path + "' is a folder, not a model file");
+    size_ = static_cast<uint64_t>(st.st_size);
+    if (size_ > 0) {
+      void* p = ::mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, fd_, 0);
+      if (p == MAP_FAILED) throw Error(ErrorCode::Io, "cannot map '" + path + "': " + std::strerror(errno));
+      data_ = static_cast<const uint8_t*>(p);
+      ::madvise(p, size_, MADV_SEQUENTIAL);
+    }
+    dev_ = st.st_dev;
+    ino_ = st.st_ino;
+  }
+  ~MappedFile() {
+    if (data_) ::munmap(const_cast<uint8_t*>(data_), size_);
+    if (fd_ >= 0) ::close(fd_);
+  }
+  MappedFile(const MappedFile&) = delete;
+  MappedFile& operator=(const MappedFile&) = delete;
+  const uint8_t* data() const { return data_; }
+  uint64_t size() const { return size_; }
+  bool same_file(const std::string& path) const {
+    struct stat st;
+    return ::stat(path.c_str(), &st) == 0 && st.st_dev == dev_ && st.st_ino == ino_;
+  }
+
+ private:
+  int fd_ = -1;
+  const uint8_t* data_ = nullptr;
+  uint64_t size_ = 0;
+  dev_t dev_ = 0;
+  ino_t ino_ = 0;
+};
+
+// Writes to PATH.partial and renames it to PATH only when everything succeeded.
+class FileSink final : public onnx_shrink::Sink {
+ public:
+  explicit FileSink(std::string path) : path_(std::move(path)), temp_(path_ + ".partial") {
+    fd_ = ::open(temp_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd_ < 0) throw Error(ErrorCode::Io, "cannot create '" + temp_ + "': " + std::strerror(errno));
+    buffer_.reserve(kBuffer);
+  }
+  ~FileSink() override {
+    if (fd_ >= 0) ::close(fd_);
+    if (!committed_) ::unlink(temp_.c_str());
+  }
+  void write(const void* bytes, size_t length) override {
+    if (length >= kBuffer) {
+      flush();
+      put(static_cast<const uint8_t*>(bytes), length);
+      return;
+    }
+    if (buffer_.size() + length > kBuffer) flush();
+    const uint8_t* p = static_cast<const uint8_t*>(bytes);
+    buffer_.insert(buffer_.end(), p, p + length);
+  }
+  void commit() {
+    flush();
+    if (::fsync(fd_) != 0 || ::close(fd_) != 0) throw Error(ErrorCode::Io, "cannot write '" + temp_ + "': " + std::strerror(errno));
+    fd_ = -1;
+    if (::rename(temp_.c_str(), path_.c_str()) != 0) {
+      throw Error(ErrorCode::Io, "cannot rename '" + temp_ + "' to '" + path_ + "': " + std::strerror(errno));
+    }
+    committed_ = true;
+  }
+
+ private:
+  static constexpr size_t kBuffer = size_t(1) << 20;
+  void flush() {
+    put(buffer_.data(), buffer_.size());
+    buffer_.clear();
+  }
+  void put(const uint8_t* p, size_t n) {
+    while (n > 0) {
+      const ssize_t w = ::write(fd_, p, n);
+      if (w < 0 && errno == EINTR) continue;
+      if (w <= 0) throw Error(ErrorCode::Io, "cannot write '" + temp_ + "': " + std::strerror(errno));
+      p += w;
+      n -= static_cast<size_t>(w);
+    }
+  }
+  std::string path_, temp_;
+  int fd_ = -1;
+  std::vector<uint8_t> buffer_;
+  bool committed_ = false;
+};
+
+std::string folder_of(const std::string& path) {
+  const size_t slash = path.find_last_of('/');
+  return slash == std::string::npos ? "." : path.substr(0, slash == 0 ? 1 : slash);
+}
+std::string base_name(const std::string& path) {
+  const size_t slash = path.find_last_of('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+// External data files, found beside the model. Locations may not leave the model's folder.
+class ExternalFiles {
+ public:
+  explicit ExternalFiles(std::string folder) : folder_(std::move(folder)) {}
+  const onnx_shrink::Source* open(const std::string& location) {
+    auto it = sources_.find(location);
+    if (it != sources_.end()) return it->second.get();
+    if (location.empty() || location[0] == '/' || location.find("..") != std::string::npos) {
+      throw Error(ErrorCode::ExternalDataInvalid, "external data location '" + location + "' leaves the model's folder");
+    }
+    const std::string path = folder_ + "/" + location;
+    if (::access(path.c_str(), R_OK) != 0) return nullptr;
+    files_.push_back(std::make_unique<MappedFile>(path));
+    sources_[location] = std::make_unique<onnx_shrink::MemorySource>(files_.back()->data(), files_.back()->size());
+    return sources_[location].get();
+  }
+
+ private:
+  std::string folder_;
+  std::vector<std::unique_ptr<MappedFile>> files_;
+  std::map<std::string, std::unique_ptr<onnx_shrink::MemorySource>> sources_;
+};
+
+struct Arguments {
+  std::string input, output, report;
+  bool inspect = false, expand = false, quiet = false;
+  onnx_shrink::Options options;
+};
+
+Arguments parse(int argc, char** argv) {
+  Arguments a;
+  bool scheme_given = false;
+  std::string scheme;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    auto value = [&]() -> std::string {
+      if (i + 1 >= argc) usage_error(arg + " needs a value");
+      return argv[++i];
+    };
+    if (arg == "-h" || arg == "--help") {
+      std::fputs(kUsage, stdout);
+      std::exit(0);
+    } else if (arg == "--version") {
+      std::printf("%s\n", onnx_shrink::version());
+      std::exit(0);
+    } else if (arg == "-o" || arg == "--output") {
+      a.output = value();
+    } else if (arg == "--mode") {
+      const std::string v = value();
+      if (v == "int8") a.options.mode = onnx_shrink::Mode::Int8;
+      else if (v == "palette") a.options.mode = onnx_shrink::Mode::Palette;
+      else usage_error("--mode takes int8 or palette, not '" + v + "'");
+    } else if (arg == "--levels") {
+      a.options.levels = static_cast<uint32_t>(std::min<uint64_t>(parse_number(arg, value()), 0xffffffffu));
+    } else if (arg == "--block") {
+      a.options.block = static_cast<uint32_t>(std::min<uint64_t>(parse_number(arg, value()), 0xffffffffu));
+    } else if (arg == "--scheme") {
+      scheme = value();
+      scheme_given = true;
+    } else if (arg == "--form") {
+      const std::string v = value();
+      if (v == "fold") a.options.form = onnx_shrink::Form::Fold;
+      else if (v == "dq") a.options.form = onnx_shrink::Form::Dq;
+      else usage_error("--form takes fold or dq, not '" + v + "'");
+    } else if (arg == "--min-elements") {
+      a.options.min_elements = parse_number(arg, value());
+    } else if (arg == "--exclude") {
+      for (auto& s : split_list(value())) a.options.exclude.push_back(s);
+    } else if (arg == "--exclude-nodes") {
+      for (auto& s : split_list(value())) a.options.exclude_nodes.push_back(s);
+    } else if (arg == "--exclude-ops") {
+      for (auto& s : split_list(value())) a.options.exclude_ops.push_back(s);
+    } else if (arg == "--external-data") {
+      const std::string v = value();
+      if (v == "auto") a.options.external = onnx_shrink::ExternalData::Auto;
+      else if (v == "inline") a.options.external = onnx_shrink::ExternalData::Inline;
+      else if (v == "external") a.options.external = onnx_shrink::ExternalData::External;
+      else usage_error("--external-data takes auto, inline or external, not '" + v + "'");
+    } else if (arg == "--external-location") {
+      a.options.external_location = value();
+    } else if (arg == "--report") {
+      a.report = value();
+    } else if (arg == "--inspect") {
+      a.inspect = true;
+    } else if (arg == "--expand") {
+      a.expand = true;
+    } else if (arg == "--quiet" || arg == "-q") {
+      a.quiet = true;
+    } else if (!arg.empty() && arg[0] == '-') {
+      usage_error("unknown option " + arg);
+    } else if (a.input.empty()) {
+      a.input = arg;
+    } else {
+      usage_error("only one input model at a time (got '" + a.input + "' and '" + arg + "')");
+    }
+  }
+  if (a.input.empty()) usage_error("no input model");
+  if (!a.inspect && a.output.empty()) usage_error("no output: give -o OUT.onnx, or --inspect");
+  if (scheme_given) {
+    using onnx_shrink::Scheme;
+    if (scheme == "auto") a.options.scheme = Scheme::Auto;
+    else if (scheme == "channel") a.options.scheme = Scheme::Channel;
+    else if (scheme == "tensor") a.options.scheme = Scheme::Tensor;
+    else if (scheme == "kmeans") a.options.scheme = Scheme::KMeans;
+    else if (scheme == "uniform") a.options.scheme = Scheme::Uniform;
+    else usage_error("--scheme takes auto, channel, tensor, kmeans or uniform, not '" + scheme + "'");
+  }
+  if (!a.output.empty() && a.options.external_location.empty()) {
+    a.options.external_location = base_name(a.output) + ".data";
+  }
+  return a;
+}
+
+void write_text(const std::string& path, const std::string& text) {
+  FileSink sink(path);
+  sink.write(text.data(), text.size());
+  sink.write("\n", 1);
+  sink.commit();
+}
+
+int run(const Arguments& a) {
+  MappedFile input(a.input);
+  if (!a.output.empty() && input.same_file(a.output)) {
+    throw Error(ErrorCode::BadOption, "the output '" + a.output + "' is the input file; onnx-shrink never overwrites its input");
+  }
+  onnx_shrink::MemorySource source(input.data(), input.size());
+  ExternalFiles externals(folder_of(a.input));
+  onnx_shrink::Io io;
+  io.external = [&](const std::string& location) { return externals.open(location); };
+
+  onnx_shrink::Report report;
+  if (a.inspect) {
+    report = onnx_shrink::shrink(source, a.options, nullptr, io);
+    std::printf("%s\n", onnx_shrink::to_json(report).c_str());
+  } else {
+    FileSink out(a.output);
+    std::unique_ptr<FileSink> external;
+    const std::string external_path = folder_of(a.output) + "/" + a.options.external_location;
+    if (!a.expand && a.options.external != onnx_shrink::ExternalData::Inline) {
+      if (input.same_file(external_path)) {
+        throw Error(ErrorCode::BadOption, "the external data file '" + external_path + "' would overwrite an input");
+      }
+      external = std::make_unique<FileSink>(external_path);
+      io.external_sink = external.get();
+    }
+    report = a.expand ? onnx_shrink::expand(source, out, io) : onnx_shrink::shrink(source, a.options, &out, io);
+    out.commit();
+    if (external && report.external_bytes_after > 0) external->commit();
+  }
+  if (!a.report.empty()) write_text(a.report, onnx_shrink::to_json(report));
+  if (!a.quiet) std::fprintf(stderr, "%s\n", report.summary.c_str());
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const Arguments arguments = parse(argc, argv);
+  try {
+    return run(arguments);
+  } catch (const Error& e) {
+    std::fprintf(stderr, "onnx-shrink: %s: %s\n", arguments.input.c_str(), e.what());
+    return e.code == ErrorCode::Io ? 1 : 2;
+  } catch (const std::bad_alloc&) {
+    std::fprintf(stderr, "onnx-shrink: %s: out of memory\n", arguments.input.c_str());
+    return 1;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "onnx-shrink: %s: internal error: %s\n", arguments.input.c_str(), e.what());
+    return 1;
+  }
+}

@@ -1,0 +1,338 @@
+#include "encode.h"
+
+#include <cmath>
+#include <cstring>
+
+#include "kernels/kernels.h"
+#include "int8_layout.h"
+#include "kernels/palette_levels.h"
+#include "proto/onnx_fields.h"
+
+namespace onnx_shrink {
+
+void set_sqnr(TensorReport& report, double signal, double noise) {
+  report.exact = noise <= 0;
+  report.sqnr_db = noise > 0 ? (signal > 0 ? 10.0 * std::log10(signal / noise) : -INFINITY) : 0.0;
+}
+
+namespace {
+
+void write_exact(Sink& out, const void* bytes, uint64_t size, const Payload& p) {
+  if (size != p.size) throw std::logic_error("onnx-shrink: payload size mismatch");
+  out.write(bytes, static_cast<size_t>(size));
+}
+
+// Level index of every value for a palette design (thresholds between levels).
+void design_indices(const uint8_t* x, size_t n, const palette::Histogram& h, const palette::Design& d,
+                    std::vector<uint16_t>& out) {
+  const size_t count = d.levels.size();
+  std::vector<float> thresholds(count ? count - 1 : 0);
+  for (size_t j = 0; j + 1 < count; ++j) thresholds[j] = static_cast<float>(d.thresholds[j]);
+  // Where to start looking for each bin's level.
+  std::vector<uint16_t> guess(h.bins);
+  size_t j = 0;
+  for (uint32_t b = 0; b < h.bins; ++b) {
+    const double edge = static_cast<double>(h.min) + static_cast<double>(b) / static_cast<double>(h.bin_scale);
+    while (j + 1 < count && d.thresholds[j] <= edge) ++j;
+    guess[b] = static_cast<uint16_t>(j);
+  }
+  out.resize(n);
+  kernels::palette_indices(x, n, h.min, h.bin_scale, h.bins, guess.data(), thresholds.data(), static_cast<uint32_t>(count),
+                           out.data());
+}
+
+// Codes of one uniform layout (values in the layout's own domain), and their parameters.
+void uniform_codes(const Int8Layout& l, const uint8_t* x, uint64_t n, int8_t* out, std::vector<kernels::Int8Params>& params,
+                   kernels::ErrorSums& e) {
+  std::vector<float> lo, hi;
+  group_ranges(l, x, n, lo, hi);
+  params.resize(l.groups);
+  for (uint64_t g = 0; g < l.groups; ++g) params[g] = kernels::int8_params(lo[g], hi[g]);
+  switch (l.kind) {
+    case Int8Layout::Tensor:
+      kernels::quantize(x, static_cast<size_t>(n), params[0], out, e);
+      break;
+    case Int8Layout::Rows:
+      for (uint64_t r = 0; r < l.outer * l.channels; ++r) {
+        kernels::quantize(x + 4 * r * l.inner, static_cast<size_t>(l.inner), params[r % l.channels], out + r * l.inner, e);
+      }
+      break;
+    case Int8Layout::RowBlocks:
+      for (uint64_t g = 0; g < l.groups; ++g) kernels::quantize(x + 4 * g * l.block, l.block, params[g], out + g * l.block, e);
+      break;
+    case Int8Layout::Columns:
+    case Int8Layout::ColumnBlocks: {
+      const uint64_t c = l.channels;
+      const uint64_t rows = l.kind == Int8Layout::Columns ? l.outer : l.block;
+      for (uint64_t b = 0; b < l.groups / c; ++b) {
+        kernels::quantize_columns(x + 4 * b * rows * c, static_cast<size_t>(rows), static_cast<size_t>(c), &params[b * c],
+                                  out + b * rows * c, e);
+      }
+      break;
+    }
+  }
+}
+
+// The values uniform codes stand for (the inverse of uniform_codes).
+void uniform_values(const Int8Layout& l, const int8_t* q, uint64_t n, const std::vector<kernels::Int8Params>& params,
+                    uint8_t* out) {
+  switch (l.kind) {
+    case Int8Layout::Tensor:
+      kernels::dequantize(q, static_cast<size_t>(n), params[0], out);
+      break;
+    case Int8Layout::Rows:
+      for (uint64_t r = 0; r < l.outer * l.channels; ++r) {
+        kernels::dequantize(q + r * l.inner, static_cast<size_t>(l.inner), params[r % l.channels], out + 4 * r * l.inner);
+      }
+      break;
+    case Int8Layout::RowBlocks:
+      for (uint64_t g = 0; g < l.groups; ++g) kernels::dequantize(q + g * l.block, l.block, params[g], out + 4 * g * l.block);
+      break;
+    case Int8Layout::Columns:
+    case Int8Layout::ColumnBlocks: {
+      const uint64_t c = l.channels;
+      const uint64_t rows = l.kind == Int8Layout::Columns ? l.outer : l.block;
+      for (uint64_t b = 0; b < l.groups / c; ++b) {
+        kernels::dequantize_columns(q + b * rows * c, static_cast<size_t>(rows), static_cast<size_t>(c), &params[b * c],
+                                    out + 4 * b * rows * c);
+      }
+      break;
+    }
+  }
+}
+
+}  // namespace
+
+void Encoder::int8(int32_t i) {
+  const Item& item = plan_.items[i];
+  const TensorInfo& t = index_.tensors[item.tensor];
+  const Int8Layout& l = item.layout;
+  const uint8_t* x = data_.floats(t);
+  const uint64_t n = t.elements;
+  codes_.resize(static_cast<size_t>(n));
+  scales_.resize(l.groups);
+  offsets_.resize(l.groups);
+  zeros_.resize(l.groups);
+  factors_.clear();
+  kernels::ErrorSums e;
+  if (l.seed) {
+    float lo = 0, hi = 0;
+    bool finite = true;
+    if (n) lo = hi = kernels::load_f32(x), kernels::minmax(x, static_cast<size_t>(n), lo, hi, finite);
+    const kernels::SeedParams p = kernels::seed_params(lo, hi);
+    kernels::quantize_seed(x, static_cast<size_t>(n), p, codes_.data(), e);
+    scales_[0] = p.scale;
+    offsets_[0] = p.offset;
+    const float z = p.zero < -128.0f ? -128.0f : p.zero > 127.0f ? 127.0f : p.zero;
+    zeros_[0] = static_cast<int8_t>(z);
+  } else {
+    // Separable and codebook schemes code the values divided by their factors.
+    const uint8_t* v = x;
+    const int64_t factor_axis = l.codebook ? l.axis : l.factor_axis;
+    if (factor_axis >= 0) {
+      factors_ = layout_factors(l, x, t.dims);
+      std::vector<float> inverse(factors_.size());
+      for (size_t k = 0; k < inverse.size(); ++k) inverse[k] = 1.0f / factors_[k];
+      normalized_.assign(x, x + 4 * n);
+      multiply_along(normalized_.data(), t.dims, factor_axis, inverse.data());
+      v = normalized_.data();
+    }
+    if (l.codebook) {
+      codebook(v, n);
+    } else {
+      std::vector<kernels::Int8Params> params;
+      uniform_codes(l, v, n, codes_.data(), params, e);
+      for (uint64_t g = 0; g < l.groups; ++g) {
+        scales_[g] = params[g].scale;
+        offsets_[g] = params[g].offset;
+        zeros_[g] = static_cast<int8_t>(params[g].zero);
+      }
+      if (factor_axis >= 0) {
+        // The error where it counts: of the values times their factors.
+        reconstructed_.resize(4 * n);
+        uniform_values(l, codes_.data(), n, params, reconstructed_.data());
+        multiply_along(reconstructed_.data(), t.dims, factor_axis, factors_.data());
+        e = kernels::ErrorSums{};
+        kernels::error_sums(x, reconstructed_.data(), static_cast<size_t>(n), e);
+      }
+    }
+    if (l.codebook) {
+      reconstructed_.resize(4 * n);
+      for (uint64_t k = 0; k < n; ++k) kernels::store_f32(reconstructed_.data() + 4 * k, table_[static_cast<uint8_t>(codes_[k])]);
+      multiply_along(reconstructed_.data(), t.dims, l.axis, factors_.data());
+      kernels::error_sums(x, reconstructed_.data(), static_cast<size_t>(n), e);
+    }
+  }
+  current_ = i;
+  if (item.report >= 0) set_sqnr(plan_.report.tensors[item.report], e.signal, e.noise);
+}
+
+// A table of 256 levels by k-means on the normalised values, and each value's index in it.
+void Encoder::codebook(const uint8_t* v, uint64_t n) {
+  float lo = 0, hi = 0;
+  bool finite = true;
+  if (n) lo = hi = kernels::load_f32(v), kernels::minmax(v, static_cast<size_t>(n), lo, hi, finite);
+  table_.assign(256, lo);
+  if (!(hi > lo)) {
+    std::fill(codes_.begin(), codes_.end(), 0);
+    return;
+  }
+  palette::Histogram h = palette::make_histogram(lo, hi, 256);
+  kernels::histogram(v, static_cast<size_t>(n), h.min, h.bin_scale, h.bins, h.counts.data(), h.sums.data());
+  const palette::Design d = palette::choose(h, 256, palette::Choice::KMeans);
+  for (size_t k = 0; k < d.levels.size() && k < 256; ++k) table_[k] = static_cast<float>(d.levels[k]);
+  for (size_t k = d.levels.size(); k < 256; ++k) table_[k] = table_[d.levels.size() - 1];
+  design_indices(v, static_cast<size_t>(n), h, d, indices_);
+  for (uint64_t k = 0; k < n; ++k) codes_[k] = static_cast<int8_t>(static_cast<uint8_t>(indices_[k]));
+}
+
+void Encoder::palette(int32_t i, const Payload& payload, Sink& out) {
+  const Item& item = plan_.items[i];
+  const TensorInfo& t = index_.tensors[item.tensor];
+  const size_t n = static_cast<size_t>(t.elements);
+  const uint8_t* x = data_.floats(t);
+  float lo = 0, hi = 0;
+  bool finite = true;
+  if (n) lo = hi = kernels::load_f32(x), kernels::minmax(x, n, lo, hi, finite);
+
+  // Design the palette on a histogram, then map every value.
+  palette::Histogram h = palette::make_histogram(lo, hi, item.levels);
+  if (hi > lo) kernels::histogram(x, n, h.min, h.bin_scale, h.bins, h.counts.data(), h.sums.data());
+  palette::Design d = palette::choose(h, item.levels, item.choice);
+  const bool seed = d.scheme == "uniform";
+
+  // Stored level values in the tensor's type, and those values as floats for the error.
+  const int bytes = onnx::element_bits(t.data_type) / 8;
+  out_.resize(n * bytes);
+  double signal = 0, noise = 0, uniform_noise = 0;
+  auto store = [&](size_t k, float v) -> float {
+    uint8_t* p = out_.data() + k * bytes;
+    switch (t.data_type) {
+      case onnx::kFloat16: {
+        const uint16_t h16 = kernels::float_to_half(v);
+        std::memcpy(p, &h16, 2);
+        return kernels::half_to_float(h16);
+      }
+      case onnx::kBfloat16: {
+        const uint16_t b16 = kernels::float_to_bfloat(v);
+        std::memcpy(p, &b16, 2);
+        return kernels::bfloat_to_float(b16);
+      }
+      case onnx::kDouble: {
+        const double dv = v;
+        std::memcpy(p, &dv, 8);
+        return v;
+      }
+      default:
+        kernels::store_f32(p, v);
+        return v;
+    }
+  };
+  // The original tool's uniform levels, computed as its numpy code does (see seed_params).
+  const uint32_t levels = item.levels;
+  const float range = hi - lo;
+  const double inverse = range > 0 ? 1.0 / static_cast<double>(range) : 0.0;
+  const double half = levels / 2.0;
+  const double zero = std::nearbyint(static_cast<double>(-lo) * inverse * (levels - 1)) - half;
+  const float scale32 = range / static_cast<float>(levels - 1);
+  const float inv32 = static_cast<float>(inverse), steps32 = static_cast<float>(levels - 1), zero32 = static_cast<float>(zero);
+  // Returns the value; `level` gets its index (0 .. levels - 1).
+  auto uniform_value = [&](float v, uint32_t& level) -> float {
+    level = 0;
+    if (!(range > 0)) return v;
+    float q = std::nearbyint(v * inv32 * steps32) + zero32;
+    q = q < static_cast<float>(-half) ? static_cast<float>(-half) : q > static_cast<float>(half - 1) ? static_cast<float>(half - 1) : q;
+    const int32_t qi = static_cast<int32_t>(q);  // numpy's astype(int32): truncation
+    level = static_cast<uint32_t>(static_cast<int64_t>(std::floor(static_cast<double>(qi) + half)));
+    return static_cast<float>((static_cast<double>(qi) - zero) * static_cast<double>(scale32));
+  };
+
+  uint32_t used = 0;
+  if (!seed && hi > lo) {
+    const size_t count = d.levels.size();
+    design_indices(x, n, h, d, indices_);
+    std::vector<float> stored(count);
+    std::vector<uint8_t> seen(count, 0);
+    // The value each level is stored as (rounded to the tensor's type).
+    for (size_t k = 0; k < count; ++k) {
+      stored[k] = store(0, static_cast<float>(d.levels[k]));
+    }
+    for (size_t k = 0; k < n; ++k) {
+      const float v = kernels::load_f32(x + 4 * k);
+      const uint16_t idx = indices_[k];
+      const float y = store(k, stored[idx]);
+      seen[idx] = 1;
+      uint32_t level;
+      const double dv = double(v) - y, du = double(v) - uniform_value(v, level);
+      signal += double(v) * v;
+      noise += dv * dv;
+      uniform_noise += du * du;
+    }
+    for (uint8_t s : seen) used += s;
+  }
+  if (seed || !(hi > lo) || noise > uniform_noise) {
+    // Uniform levels: chosen, or the safety net when the designed palette is not more accurate.
+    signal = noise = 0;
+    std::vector<uint8_t> seen(levels + 1, 0);
+    for (size_t k = 0; k < n; ++k) {
+      const float v = kernels::load_f32(x + 4 * k);
+      uint32_t level;
+      const float y = store(k, uniform_value(v, level));
+      seen[level < levels ? level : levels] = 1;
+      const double dv = double(v) - y;
+      signal += double(v) * v;
+      noise += dv * dv;
+    }
+    d.scheme = "uniform";
+    used = 0;
+    for (uint8_t flag : seen) used += flag;
+  }
+  if (item.report >= 0) {
+    TensorReport& r = plan_.report.tensors[item.report];
+    set_sqnr(r, signal, noise);
+    r.scheme = d.scheme;
+    r.levels = used;
+  }
+  write_exact(out, out_.data(), out_.size(), payload);
+}
+
+void Encoder::write(const Payload& p, Sink& out) {
+  switch (p.kind) {
+    case PayloadKind::Codes:
+      int8(p.item);
+      write_exact(out, codes_.data(), codes_.size(), p);
+      break;
+    case PayloadKind::Scales:
+      if (current_ != p.item) throw std::logic_error("onnx-shrink: scales before codes");
+      write_exact(out, scales_.data(), 4 * scales_.size(), p);
+      break;
+    case PayloadKind::Offsets:
+      if (current_ != p.item) throw std::logic_error("onnx-shrink: offsets before codes");
+      write_exact(out, offsets_.data(), 4 * offsets_.size(), p);
+      break;
+    case PayloadKind::ZeroPoints:
+      if (current_ != p.item) throw std::logic_error("onnx-shrink: zero points before codes");
+      write_exact(out, zeros_.data(), zeros_.size(), p);
+      break;
+    case PayloadKind::Factors:
+      if (current_ != p.item) throw std::logic_error("onnx-shrink: factors before codes");
+      write_exact(out, factors_.data(), 4 * factors_.size(), p);
+      break;
+    case PayloadKind::Table:
+      if (current_ != p.item) throw std::logic_error("onnx-shrink: table before codes");
+      write_exact(out, table_.data(), 4 * table_.size(), p);
+      break;
+    case PayloadKind::Palette:
+      palette(p.item, p, out);
+      break;
+    case PayloadKind::Copy: {
+      const TensorInfo& t = index_.tensors[plan_.items[p.item].tensor];
+      write_exact(out, data_.raw(t), TensorData::raw_size(t), p);
+      break;
+    }
+    case PayloadKind::Expanded:
+      throw std::logic_error("onnx-shrink: expand payload in a shrink plan");
+  }
+}
+
+}  // namespace onnx_shrink

@@ -1,0 +1,41 @@
+// The encoder: produces the payloads of a plan while the writer streams the output.
+#pragma once
+
+#include <vector>
+
+#include "plan.h"
+
+namespace onnx_shrink {
+
+class Encoder {
+ public:
+  Encoder(const ModelIndex& index, TensorData& data, Plan& plan) : index_(index), data_(data), plan_(plan) {}
+  virtual ~Encoder() = default;
+  // Writes exactly payload.size bytes to `out`. Fills the item's report entry (SQNR, levels).
+  virtual void write(const Payload& payload, Sink& out);
+
+ protected:
+  const ModelIndex& index_;
+  TensorData& data_;
+  Plan& plan_;
+
+ private:
+  void int8(int32_t item);
+  void codebook(const uint8_t* values, uint64_t n);
+  void palette(int32_t item, const Payload& payload, Sink& out);
+
+  // The item encoded last: its codes were written, its scales and offsets follow.
+  int32_t current_ = -1;
+  std::vector<int8_t> codes_;
+  std::vector<float> scales_, offsets_;
+  std::vector<int8_t> zeros_;
+  std::vector<float> factors_, table_;
+  std::vector<uint8_t> normalized_, reconstructed_;
+  std::vector<uint8_t> out_;
+  std::vector<uint16_t> indices_;
+};
+
+// 10 log10(signal / noise); `exact` when there is no noise.
+void set_sqnr(TensorReport& report, double signal, double noise);
+
+}  // namespace onnx_shrink

@@ -1,0 +1,546 @@
+// expand(): turns dequantization chains on constants back into plain float tensors.
+//
+// A chain starts at an integer constant and ends at the value the rest of the graph reads:
+//   DequantizeLinear(codes, scale[, zero_point]) [-> Reshape(const)] [-> Cast(to float type)]
+//   Cast(codes, to float) -> Mul(const) [-> Add/Sub(const)] [-> Reshape(const)] [-> Cast(to float type)]
+// Every intermediate value must be read only by the next node of the chain. The chain's nodes are
+// removed, its final value becomes a tensor (an initializer, or a Constant node where the codes
+// were a Constant node), and constants nothing else reads are removed too. The values are
+// computed as onnxruntime computes them: fp32 IEEE operations in the same order.
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <map>
+#include <set>
+#include <unordered_map>
+
+#include "encode.h"
+#include "kernels/kernels.h"
+#include "proto/onnx_fields.h"
+#include "write.h"
+
+namespace onnx_shrink {
+
+namespace {
+
+struct Step {
+  enum Kind : uint8_t { Dequantize, CastTo, Mul, Add, Sub, Reshape } kind;
+  int32_t node = -1;
+  int32_t constant = -1;   // the second operand (scale, factor, shape)
+  int32_t zero = -1;       // DequantizeLinear zero point
+  int64_t axis = 1, block = 0;
+  int32_t to = 0;          // Cast target
+};
+
+struct Chain {
+  int32_t graph = -1;
+  int32_t codes = -1;  // tensor index of the integer constant
+  std::vector<Step> steps;
+  std::string output;
+  int32_t out_type = onnx::kFloat;
+  std::vector<int64_t> out_dims;
+  int32_t report = -1;
+};
+
+struct Array {
+  std::vector<int64_t> dims;
+  std::vector<float> values;
+};
+
+uint64_t count(const std::vector<int64_t>& dims) {
+  uint64_t n = 1;
+  for (int64_t d : dims) n *= static_cast<uint64_t>(d);
+  return n;
+}
+
+bool is_integer_type(int32_t t) {
+  return t == onnx::kInt8 || t == onnx::kUint8 || t == onnx::kInt16 || t == onnx::kUint16 || t == onnx::kInt32 ||
+         t == onnx::kInt4 || t == onnx::kUint4;
+}
+
+// Numpy broadcasting of two shapes; empty result when they do not broadcast.
+bool broadcast(const std::vector<int64_t>& a, const std::vector<int64_t>& b, std::vector<int64_t>& out) {
+  const size_t rank = std::max(a.size(), b.size());
+  out.assign(rank, 1);
+  for (size_t i = 0; i < rank; ++i) {
+    const int64_t da = i < rank - a.size() ? 1 : a[i - (rank - a.size())];
+    const int64_t db = i < rank - b.size() ? 1 : b[i - (rank - b.size())];
+    if (da != db && da != 1 && db != 1) return false;
+    out[i] = da == 1 ? db : da;
+  }
+  return true;
+}
+
+class Expander {
+ public:
+  Expander(const ModelIndex& index, TensorData& data) : index_(index), data_(data) {}
+
+  // Reads a small or large constant as floats (integers converted exactly as Cast would).
+  Array load(int32_t tensor) {
+    const TensorInfo& t = index_.tensors[tensor];
+    Array a;
+    a.dims = t.dims;
+    const size_t n = static_cast<size_t>(t.elements);
+    a.values.resize(n);
+    if (onnx::is_float_weight_type(t.data_type)) {
+      const uint8_t* x = data_.floats(t);
+      std::memcpy(a.values.data(), x, 4 * n);
+      return a;
+    }
+    if (t.kind == DataKind::Int32 || t.kind == DataKind::Int64) {
+      proto::Trail trail;
+      size_t k = 0;
+      proto::for_each_packed_varint(const_cast<proto::Window&>(window()), trail, t.data.begin, t.data.end, [&](uint64_t v) {
+        if (k < n) a.values[k] = integer_value(t.data_type, static_cast<int64_t>(v));
+        ++k;
+      });
+      if (k != n) throw Error(ErrorCode::Malformed, "tensor '" + t.name + "' has the wrong number of values");
+      return a;
+    }
+    const uint8_t* raw = data_.raw(t);
+    for (size_t i = 0; i < n; ++i) {
+      int64_t v = 0;
+      switch (t.data_type) {
+        case onnx::kInt8: v = static_cast<int8_t>(raw[i]); break;
+        case onnx::kUint8: v = raw[i]; break;
+        case onnx::kInt16: { int16_t s; std::memcpy(&s, raw + 2 * i, 2); v = s; break; }
+        case onnx::kUint16: { uint16_t s; std::memcpy(&s, raw + 2 * i, 2); v = s; break; }
+        case onnx::kInt32: { int32_t s; std::memcpy(&s, raw + 4 * i, 4); v = s; break; }
+        case onnx::kInt64: { int64_t s; std::memcpy(&s, raw + 8 * i, 8); v = s; break; }
+        case onnx::kInt4: { const uint8_t b = raw[i / 2]; int nib = (i & 1) ? b >> 4 : b & 15; v = nib >= 8 ? nib - 16 : nib; break; }
+        case onnx::kUint4: { const uint8_t b = raw[i / 2]; v = (i & 1) ? b >> 4 : b & 15; break; }
+        default: throw Error(ErrorCode::Unsupported, "tensor '" + t.name + "' has a type expand does not read");
+      }
+      a.values[i] = static_cast<float>(v);
+    }
+    return a;
+  }
+
+  std::vector<int64_t> load_shape(int32_t tensor) {
+    const TensorInfo& t = index_.tensors[tensor];
+    std::vector<int64_t> out;
+    if (t.data_type != onnx::kInt64) return out;
+    if (t.kind == DataKind::Int64) {
+      proto::Trail trail;
+      proto::for_each_packed_varint(const_cast<proto::Window&>(window()), trail, t.data.begin, t.data.end,
+                                    [&](uint64_t v) { out.push_back(static_cast<int64_t>(v)); });
+      return out;
+    }
+    const uint8_t* raw = data_.raw(t);
+    out.resize(static_cast<size_t>(t.elements));
+    for (size_t i = 0; i < out.size(); ++i) std::memcpy(&out[i], raw + 8 * i, 8);
+    return out;
+  }
+
+  void set_window(proto::Window& w) { window_ = &w; }
+  const proto::Window& window() const { return *window_; }
+
+  // Evaluates a chain, returning the final values as floats.
+  Array evaluate(const Chain& c) {
+    Array x = load(c.codes);
+    for (const Step& s : c.steps) {
+      switch (s.kind) {
+        case Step::Dequantize: dequantize(x, s); break;
+        case Step::CastTo: cast(x, s.to); break;
+        case Step::Mul: case Step::Add: case Step::Sub: binary(x, load(s.constant), s.kind); break;
+        case Step::Reshape: x.dims = resolve_shape(x, load_shape(s.constant), c); break;
+      }
+    }
+    return x;
+  }
+
+  std::vector<int64_t> resolve_shape(const Array& x, std::vector<int64_t> shape, const Chain& c) {
+    int infer = -1;
+    uint64_t known = 1;
+    for (size_t i = 0; i < shape.size(); ++i) {
+      if (shape[i] == 0 && i < x.dims.size()) shape[i] = x.dims[i];
+      if (shape[i] == -1) infer = static_cast<int>(i);
+      else known *= static_cast<uint64_t>(std::max<int64_t>(shape[i], 0));
+    }
+    if (infer >= 0 && known) shape[infer] = static_cast<int64_t>(x.values.size() / known);
+    if (count(shape) != x.values.size()) {
+      throw Error(ErrorCode::Malformed, "the Reshape producing '" + c.output + "' does not fit its input");
+    }
+    return shape;
+  }
+
+  static void cast(Array& x, int32_t to) {
+    for (float& v : x.values) {
+      if (to == onnx::kFloat16) v = kernels::half_to_float(kernels::float_to_half(v));
+      else if (to == onnx::kBfloat16) v = kernels::bfloat_to_float(kernels::float_to_bfloat(v));
+    }
+  }
+
+  static void binary(Array& x, const Array& b, Step::Kind kind) {
+    std::vector<int64_t> out;
+    broadcast(x.dims, b.dims, out);
+    const size_t rank = out.size();
+    // Strides of each operand in the output's index space (0 where broadcast).
+    auto strides = [&](const std::vector<int64_t>& dims) {
+      std::vector<uint64_t> s(rank, 0);
+      uint64_t step = 1;
+      for (size_t i = dims.size(); i-- > 0;) {
+        const size_t o = i + (rank - dims.size());
+        s[o] = dims[i] == 1 ? 0 : step;
+        step *= static_cast<uint64_t>(dims[i]);
+      }
+      return s;
+    };
+    const std::vector<uint64_t> sa = strides(x.dims), sb = strides(b.dims);
+    const uint64_t n = count(out);
+    std::vector<float> result(static_cast<size_t>(n));
+    std::vector<int64_t> index(rank, 0);
+    uint64_t ia = 0, ib = 0;
+    for (uint64_t k = 0; k < n; ++k) {
+      const float a = x.values[ia], c = b.values[ib];
+      result[k] = kind == Step::Mul ? a * c : kind == Step::Add ? a + c : a - c;
+      for (size_t d = rank; d-- > 0;) {  // advance the multi-index
+        ia += sa[d];
+        ib += sb[d];
+        if (++index[d] < out[d]) break;
+        ia -= sa[d] * static_cast<uint64_t>(out[d]);
+        ib -= sb[d] * static_cast<uint64_t>(out[d]);
+        index[d] = 0;
+      }
+    }
+    x.dims = out;
+    x.values.swap(result);
+  }
+
+  void dequantize(Array& x, const Step& s) {
+    const Array scale = load(s.constant);
+    Array zero;
+    if (s.zero >= 0) zero = load(s.zero);
+    const size_t rank = x.dims.size();
+    const int64_t axis = s.axis < 0 ? s.axis + static_cast<int64_t>(rank) : s.axis;
+    uint64_t outer = 1, inner = 1, along = 1;
+    if (scale.values.size() > 1) {
+      for (size_t d = 0; d < rank; ++d) {
+        if (static_cast<int64_t>(d) < axis) outer *= x.dims[d];
+        else if (static_cast<int64_t>(d) == axis) along = x.dims[d];
+        else inner *= x.dims[d];
+      }
+    } else {
+      along = x.values.size();
+    }
+    // The scale index of element (o, a, i): per tensor 0; per axis a; blocked o-major with a / block.
+    const uint64_t blocks = s.block > 0 ? (along + s.block - 1) / s.block : 1;
+    for (uint64_t o = 0; o < outer; ++o) {
+      for (uint64_t a = 0; a < along; ++a) {
+        for (uint64_t i = 0; i < inner; ++i) {
+          const uint64_t k = (o * along + a) * inner + i;
+          uint64_t g = 0;
+          if (scale.values.size() > 1) g = s.block > 0 ? (o * blocks + a / s.block) * inner + i : a;
+          const float z = zero.values.empty() ? 0.0f : zero.values[g];
+          x.values[k] = (x.values[k] - z) * scale.values[g];
+        }
+      }
+    }
+  }
+
+ private:
+  static float integer_value(int32_t type, int64_t v) {
+    switch (type) {
+      case onnx::kInt8: return static_cast<float>(static_cast<int8_t>(v));
+      case onnx::kUint8: return static_cast<float>(static_cast<uint8_t>(v));
+      case onnx::kInt16: return static_cast<float>(static_cast<int16_t>(v));
+      case onnx::kUint16: return static_cast<float>(static_cast<uint16_t>(v));
+      case onnx::kInt32: return static_cast<float>(static_cast<int32_t>(v));
+      default: return static_cast<float>(v);
+    }
+  }
+
+  const ModelIndex& index_;
+  TensorData& data_;
+  proto::Window* window_ = nullptr;
+};
+
+class ExpandEncoder final : public Encoder {
+ public:
+  ExpandEncoder(const ModelIndex& index, TensorData& data, Plan& plan, Expander& expander, const std::vector<Chain>& chains)
+      : Encoder(index, data, plan), expander_(expander), chains_(chains) {}
+  void write(const Payload& p, Sink& out) override {
+    if (p.kind != PayloadKind::Expanded) return Encoder::write(p, out);
+    const Chain& c = chains_[p.item];
+    const Array a = expander_.evaluate(c);
+    const int bytes = onnx::element_bits(c.out_type) / 8;
+    std::vector<uint8_t> buffer(a.values.size() * bytes);
+    for (size_t i = 0; i < a.values.size(); ++i) {
+      const float v = a.values[i];
+      uint8_t* q = buffer.data() + i * bytes;
+      if (c.out_type == onnx::kFloat16) { const uint16_t h = kernels::float_to_half(v); std::memcpy(q, &h, 2); }
+      else if (c.out_type == onnx::kBfloat16) { const uint16_t h = kernels::float_to_bfloat(v); std::memcpy(q, &h, 2); }
+      else if (c.out_type == onnx::kDouble) { const double d = v; std::memcpy(q, &d, 8); }
+      else kernels::store_f32(q, v);
+    }
+    if (buffer.size() != p.size) throw std::logic_error("onnx-shrink: expanded size mismatch");
+    out.write(buffer.data(), buffer.size());
+  }
+
+ private:
+  Expander& expander_;
+  const std::vector<Chain>& chains_;
+};
+
+class ExpandPlanner {
+ public:
+  ExpandPlanner(const ModelIndex& index, Expander& expander) : index_(index), expander_(expander) {}
+
+  Plan run(std::vector<Chain>& chains) {
+    Plan plan;
+    plan.report.mode = "expand";
+    plan.report.ir_version = plan.report.ir_version_after = index_.ir_version;
+    for (const OpsetImport& o : index_.opsets) plan.report.opsets.emplace_back(o.domain, o.version);
+    plan.report.producer = index_.producer;
+    plan.report.model_bytes_before = index_.size;
+    index_names();
+    for (size_t g = 0; g < index_.graphs.size(); ++g) find_chains(static_cast<int32_t>(g), chains);
+    for (size_t i = 0; i < chains.size(); ++i) edits(static_cast<int32_t>(i), chains[i], plan);
+    plan.output_size = finish_layout(index_, plan.edits);
+    plan.report.model_bytes_after = plan.output_size;
+    plan.report.unchanged = plan.edits.empty();
+    plan.report.tensors_changed = static_cast<uint32_t>(chains.size());
+    plan.report.summary = chains.empty() ? "Nothing to expand: no dequantization of constants found."
+                                         : "Expanded " + std::to_string(chains.size()) + " tensor" + (chains.size() == 1 ? "" : "s") +
+                                               ": model " + std::to_string(index_.size) + " -> " + std::to_string(plan.output_size) + " bytes.";
+    return plan;
+  }
+
+ private:
+  void index_names() {
+    for (size_t k = 0; k < index_.nodes.size(); ++k) {
+      const NodeInfo& n = index_.nodes[k];
+      for (size_t i = 0; i < n.inputs.size(); ++i) readers_[n.inputs[i]].push_back(static_cast<int32_t>(k));
+      if (n.value_tensor >= 0 && !n.outputs.empty()) constants_[key(n.graph, n.outputs[0])] = n.value_tensor;
+    }
+    for (size_t t = 0; t < index_.tensors.size(); ++t) {
+      if (index_.tensors[t].node < 0) constants_[key(index_.tensors[t].graph, index_.tensors[t].name)] = static_cast<int32_t>(t);
+    }
+    for (const GraphInfo& g : index_.graphs) {
+      for (const ValueField& v : g.outputs) graph_outputs_.insert(v.info.name);
+    }
+  }
+
+  static std::string key(int32_t graph, const std::string& name) { return std::to_string(graph) + "/" + name; }
+
+  int32_t constant(int32_t graph, const std::string& name) const {
+    auto it = constants_.find(key(graph, name));
+    return it == constants_.end() ? -1 : it->second;
+  }
+
+  // The only node reading `name`, if it is in `graph` and nothing else (no graph output) reads it.
+  int32_t sole_reader(int32_t graph, const std::string& name) const {
+    if (graph_outputs_.count(name)) return -1;
+    auto it = readers_.find(name);
+    if (it == readers_.end() || it->second.size() != 1) return -1;
+    const int32_t n = it->second[0];
+    return index_.nodes[n].graph == graph ? n : -1;
+  }
+
+  void find_chains(int32_t g, std::vector<Chain>& chains) {
+    for (int32_t id : index_.graphs[g].nodes) {
+      const NodeInfo& n = index_.nodes[id];
+      if (!n.domain.empty() || n.inputs.empty() || n.outputs.size() != 1) continue;
+      const int32_t codes = constant(g, n.inputs[0]);
+      if (codes < 0 || !is_integer_type(index_.tensors[codes].data_type)) continue;
+      if (sole_reader(g, n.inputs[0]) != id) continue;  // codes read elsewhere too: they must stay
+      Chain c;
+      c.graph = g;
+      c.codes = codes;
+      std::string value = n.outputs[0];
+      if (n.op_type == "DequantizeLinear") {
+        if (n.inputs.size() < 2) continue;
+        Step s{Step::Dequantize, id};
+        s.constant = constant(g, n.inputs[1]);
+        s.zero = n.inputs.size() > 2 && !n.inputs[2].empty() ? constant(g, n.inputs[2]) : -1;
+        if (s.constant < 0 || (n.inputs.size() > 2 && !n.inputs[2].empty() && s.zero < 0)) continue;
+        s.axis = index_.opset("") >= 13 ? dq_axis(n) : 1;
+        s.block = block_size(n);
+        c.steps.push_back(s);
+        c.out_type = index_.tensors[s.constant].data_type;
+      } else if (n.op_type == "Cast") {
+        Step s{Step::CastTo, id};
+        s.to = static_cast<int32_t>(cast_to(n));
+        if (!onnx::is_float_weight_type(s.to)) continue;
+        c.steps.push_back(s);
+        c.out_type = s.to;
+        // Cast alone is not a dequantization: a Mul must follow.
+        const int32_t next = sole_reader(g, value);
+        if (next < 0 || index_.nodes[next].op_type != "Mul") continue;
+      } else {
+        continue;
+      }
+      // Follow the chain.
+      for (;;) {
+        const int32_t next = sole_reader(g, value);
+        if (next < 0) break;
+        const NodeInfo& m = index_.nodes[next];
+        if (!m.domain.empty() || m.outputs.size() != 1) break;
+        Step s{Step::Mul, next};
+        if (m.op_type == "Mul" || m.op_type == "Add" || m.op_type == "Sub") {
+          if (m.inputs.size() != 2) break;
+          const int other = m.inputs[0] == value ? 1 : 0;
+          if (m.op_type == "Sub" && other == 0) break;  // const - x is not handled
+          s.kind = m.op_type == "Mul" ? Step::Mul : m.op_type == "Add" ? Step::Add : Step::Sub;
+          s.constant = constant(g, m.inputs[other]);
+          if (s.constant < 0 || !onnx::is_float_weight_type(index_.tensors[s.constant].data_type)) break;
+        } else if (m.op_type == "Reshape") {
+          if (m.inputs.size() < 2 || m.inputs[0] != value) break;
+          s.kind = Step::Reshape;
+          s.constant = constant(g, m.inputs[1]);
+          if (s.constant < 0) break;
+        } else if (m.op_type == "Cast") {
+          s.kind = Step::CastTo;
+          s.to = static_cast<int32_t>(cast_to(m));
+          if (!onnx::is_float_weight_type(s.to)) break;
+          c.out_type = s.to;
+        } else {
+          break;
+        }
+        c.steps.push_back(s);
+        value = m.outputs[0];
+      }
+      if (c.steps.size() < (n.op_type == "Cast" ? 2u : 1u)) continue;
+      c.output = value;
+      if (!plan_dims(c)) continue;
+      for (const Step& s : c.steps) taken_.insert(s.node);
+      chains.push_back(std::move(c));
+    }
+  }
+
+  static int64_t dq_axis(const NodeInfo& n) { return n.has_axis ? n.axis : 1; }  // DequantizeLinear's default
+  static int64_t block_size(const NodeInfo& n) { return n.block_size; }
+  static int64_t cast_to(const NodeInfo& n) { return n.to; }
+
+  // Shapes through the chain, to size the result before computing it.
+  bool plan_dims(Chain& c) {
+    std::vector<int64_t> dims = index_.tensors[c.codes].dims;
+    for (const Step& s : c.steps) {
+      if (s.kind == Step::Mul || s.kind == Step::Add || s.kind == Step::Sub) {
+        std::vector<int64_t> out;
+        if (!broadcast(dims, index_.tensors[s.constant].dims, out)) return false;
+        dims = out;
+      } else if (s.kind == Step::Reshape) {
+        std::vector<int64_t> shape = expander_.load_shape(s.constant);
+        if (shape.empty() && index_.tensors[s.constant].elements != 0) return false;
+        int infer = -1;
+        uint64_t known = 1;
+        for (size_t i = 0; i < shape.size(); ++i) {
+          if (shape[i] == 0 && i < dims.size()) shape[i] = dims[i];
+          if (shape[i] == -1) infer = static_cast<int>(i);
+          else if (shape[i] < 0) return false;
+          else known *= static_cast<uint64_t>(shape[i]);
+        }
+        if (infer >= 0) shape[infer] = known ? static_cast<int64_t>(count(dims) / known) : 0;
+        if (count(shape) != count(dims)) return false;
+        dims = shape;
+      }
+    }
+    c.out_dims = dims;
+    return true;
+  }
+
+  void edits(int32_t i, Chain& c, Plan& plan) {
+    const TensorInfo& codes = index_.tensors[c.codes];
+    const GraphInfo& g = index_.graphs[c.graph];
+    const int bytes = onnx::element_bits(c.out_type) / 8;
+    Payload p;
+    p.kind = PayloadKind::Expanded;
+    p.item = i;
+    p.size = count(c.out_dims) * bytes;
+    Message tensor = build::tensor(c.output, c.out_type, c.out_dims);
+    build::data(tensor, p, "");
+    // The new tensor takes the codes' place; the chain's nodes go.
+    Edit e;
+    e.container = g.container;
+    if (codes.node >= 0) {
+      const Message node = build::node("Constant", c.output + "::expanded", {}, {c.output}, {{"value", 0, &tensor}});
+      e.begin = index_.nodes[codes.node].field.begin;
+      e.end = index_.nodes[codes.node].field.end;
+      e.chunks.push_back(node.as_field(onnx::graph::kNode));
+    } else {
+      e.begin = codes.field.begin;
+      e.end = codes.field.end;
+      e.chunks.push_back(tensor.as_field(onnx::graph::kInitializer));
+    }
+    plan.edits.push_back(std::move(e));
+    removed_.insert(c.codes);
+    for (const Step& s : c.steps) {
+      remove_field(index_.nodes[s.node].field, g.container, plan);
+      for (int32_t t : {s.constant, s.zero}) {
+        if (t < 0 || removed_.count(t) || still_read(index_.tensors[t])) continue;
+        removed_.insert(t);
+        const TensorInfo& x = index_.tensors[t];
+        remove_field(x.node >= 0 ? index_.nodes[x.node].field : x.field, index_.graphs[x.graph].container, plan);
+        remove_input(x, plan);
+      }
+    }
+    if (codes.node < 0) remove_input(codes, plan);
+    TensorReport r;
+    r.name = c.output;
+    r.graph = g.path;
+    r.location = codes.node >= 0 ? "constant" : "initializer";
+    r.dtype = onnx::dtype_name(c.out_type);
+    r.shape = c.out_dims;
+    r.bytes_before = TensorData::raw_size(codes);
+    r.bytes_after = p.size;
+    r.changed = true;
+    r.scheme = "expanded";
+    r.exact = true;
+    plan.report.tensors.push_back(r);
+  }
+
+  bool still_read(const TensorInfo& t) const {
+    const std::string& name = t.name;
+    if (graph_outputs_.count(name)) return true;
+    auto it = readers_.find(name);
+    if (it == readers_.end()) return false;
+    for (int32_t reader : it->second) {
+      if (!taken_.count(reader)) return true;
+    }
+    return false;
+  }
+
+  void remove_field(const Range& field, int32_t container, Plan& plan) {
+    if (!removed_fields_.insert(field.begin).second) return;
+    Edit e;
+    e.begin = field.begin;
+    e.end = field.end;
+    e.container = container;
+    plan.edits.push_back(std::move(e));
+  }
+
+  // Initializers listed as graph inputs (IR < 4) leave the input list with them.
+  void remove_input(const TensorInfo& t, Plan& plan) {
+    if (t.node >= 0) return;
+    const GraphInfo& g = index_.graphs[t.graph];
+    for (const ValueField& v : g.inputs) {
+      if (v.info.name == t.name) remove_field(v.field, g.container, plan);
+    }
+  }
+
+  const ModelIndex& index_;
+  Expander& expander_;
+  std::unordered_map<std::string, std::vector<int32_t>> readers_;
+  std::unordered_map<std::string, int32_t> constants_;
+  std::set<std::string> graph_outputs_;
+  std::set<int32_t> taken_, removed_;
+  std::set<uint64_t> removed_fields_;
+};
+
+}  // namespace
+
+Report expand(const Source& model, Sink& out, const Io& io) {
+  proto::Window window(model);
+  const ModelIndex index = index_model(window);
+  TensorData data(window, io.external);
+  Expander expander(index, data);
+  expander.set_window(window);
+  std::vector<Chain> chains;
+  Plan plan = ExpandPlanner(index, expander).run(chains);
+  ExpandEncoder encoder(index, data, plan, expander, chains);
+  write_output(window, plan, encoder, out, io.external_sink, io.progress);
+  return std::move(plan.report);
+}
+
+}  // namespace onnx_shrink

@@ -1,0 +1,70 @@
+// How an 8-bit tensor is grouped, and the choice of grouping.
+//
+// Every 8-bit scheme stores codes q and reconstructs x' from them:
+//   uniform    x' = q * scale[g] + offset[g]                 g = the value's group
+//   separable  x' = (q * scale[g] + offset[g]) * factor[j]   j = its index along `factor_axis`
+//   codebook   x' = table[q] * factor[i]                     i = its index along `axis`
+// Groups are slices along `axis` (per channel), blocks along the reduction axis, or the whole
+// tensor. Separable scales suit weights whose range varies along two axes (output and input
+// channels); a codebook suits values with few distinct magnitudes (a Fourier basis times a window).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "onnx_shrink.h"
+
+namespace onnx_shrink {
+
+// A tensor seen as [outer, extent, inner] around one axis.
+struct AxisView {
+  uint64_t outer = 1, extent = 1, inner = 1;
+};
+AxisView view_around(const std::vector<int64_t>& dims, int64_t axis);
+
+struct Int8Layout {
+  enum Kind : uint8_t {
+    Tensor,       // one group
+    Rows,         // per slice of `axis`, inner > 1: rows of `inner` values, row r uses slice r % channels
+    Columns,      // per slice of the last axis: a matrix [outer, channels], one group per column
+    RowBlocks,    // groups of `block` consecutive values along inner
+    ColumnBlocks  // channel axis last: groups of `block` rows within each column
+  } kind = Tensor;
+  int64_t axis = -1;
+  uint32_t block = 0;
+  uint64_t outer = 1, channels = 1, inner = 1;
+  uint64_t groups = 1;
+  bool seed = false;             // the original Shrink Ray's per-tensor formula
+  int64_t factor_axis = -1;      // separable: the axis of the second factor
+  int factor_power = 0;          // separable: factor = max|x| along factor_axis, to the power /4
+  bool codebook = false;         // codes index `table`; factor along `axis` (power 4)
+  std::vector<int64_t> code_dims, scale_dims, factor_dims;  // stored shapes
+  int64_t required_opset = 7;
+  double noise = 0;              // estimated sum of squared errors (for the choice)
+  std::string scheme() const;    // "tensor", "channel", "block", "separable", "codebook"
+  uint64_t factor_count() const;
+};
+
+// The grouping for `form`: per tensor, per slice along `axis`, or blocks of `block` along the
+// reduction axis. `note` explains a fallback (blocks that do not divide the axis).
+Int8Layout uniform_layout(const std::vector<int64_t>& dims, int64_t axis, uint32_t block, Form form, std::string& note);
+
+// Chooses the 8-bit scheme of one tensor (`x`: its values as fp32). `out_axis` and `in_axis` are
+// the output- and input-channel axes the consuming op gives the weight (-1: none). Without
+// `search` (scheme "channel") or in the DequantizeLinear form: uniform per output channel.
+// Otherwise: per output channel with a factor per input channel (separable), or a codebook when
+// one is estimated to be 6 dB more accurate.
+Int8Layout choose_int8_layout(const uint8_t* x, const std::vector<int64_t>& dims, int64_t out_axis, int64_t in_axis,
+                              Form form, bool search);
+
+// Min and max of every group of a uniform layout (x in the layout's own value domain).
+void group_ranges(const Int8Layout& l, const uint8_t* x, uint64_t n, std::vector<float>& lo, std::vector<float>& hi);
+
+// The separable or codebook factors of a tensor (length factor_count()).
+std::vector<float> layout_factors(const Int8Layout& l, const uint8_t* x, const std::vector<int64_t>& dims);
+
+// Multiplies every value by factors[j], j its index along `axis` (in place, fp32 bytes).
+void multiply_along(uint8_t* x, const std::vector<int64_t>& dims, int64_t axis, const float* factors);
+
+}  // namespace onnx_shrink

@@ -1,0 +1,100 @@
+// Numeric kernels. Each exists twice with the same signature: `scalar::` (the reference) and
+// `simd::` (SSE2 natively, SIMD128 in WebAssembly), and the unqualified name is the fastest one
+// built. Inputs are little-endian fp32 bytes of any alignment, straight from the model.
+//
+// Results that end up in the output file (codes, palette indices) are bit-identical between the
+// scalar and SIMD versions; the error sums (for reports) may differ in the last bits, because
+// they are added in a different order.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include <algorithm>
+
+#include "simd.h"
+
+namespace onnx_shrink::kernels {
+
+// Sums of squares of values and of their reconstruction errors, for SQNR.
+struct ErrorSums {
+  double signal = 0;  // sum x^2
+  double noise = 0;   // sum (x - x')^2
+  void add(const ErrorSums& o) {
+    signal += o.signal;
+    noise += o.noise;
+  }
+};
+
+// Asymmetric 8-bit parameters of one group of values: q = clamp(round(x * inv_scale) + zero, -128,
+// 127); x' = q * scale + offset, with offset = -(zero * scale) so that x = 0 comes back exactly.
+struct Int8Params {
+  float scale = 1, inv_scale = 1, offset = 0;
+  int32_t zero = 0;
+};
+// From a group's min and max (the range is widened to include 0).
+Int8Params int8_params(float min, float max);
+
+// The original Shrink Ray's per-tensor parameters, computed as its numpy code does.
+struct SeedParams {
+  float inv_range32 = 0;  // float32(1 / range): numpy casts the float64 scalar to the array's type
+  float zero = 0;         // round(-min / range * 255) - 128
+  float scale = 0;        // float32(range / 255.0)
+  float offset = 0;       // -(zero * scale), for the Cast -> Mul -> Add form
+};
+SeedParams seed_params(float min, float max);
+
+#define ONNX_SHRINK_KERNELS                                                                                  \
+  /* Running min/max of n values; `finite` becomes false if any is NaN or infinite. */                         \
+  void minmax(const uint8_t* x, size_t n, float& min, float& max, bool& finite);                              \
+  /* Per-column running min/max of a rows x cols matrix (mins/maxs have cols entries). */                      \
+  void minmax_columns(const uint8_t* x, size_t rows, size_t cols, float* mins, float* maxs, bool& finite);     \
+  /* 8-bit codes of n values sharing one group's parameters. */                                                \
+  void quantize(const uint8_t* x, size_t n, const Int8Params& p, int8_t* out, ErrorSums& e);                  \
+  /* 8-bit codes of a rows x cols matrix with one group per column (params has cols entries). */               \
+  void quantize_columns(const uint8_t* x, size_t rows, size_t cols, const Int8Params* params, int8_t* out,     \
+                        ErrorSums& e);                                                                         \
+  /* The original Shrink Ray's codes: clamp(round(x * inv_range32 * 255) + zero). */                           \
+  void quantize_seed(const uint8_t* x, size_t n, const SeedParams& p, int8_t* out, ErrorSums& e);              \
+  /* fp16 / bf16 bit patterns to fp32. */                                                                      \
+  void halves_to_floats(const uint8_t* h, size_t n, uint8_t* out);                                                \
+  void bfloats_to_floats(const uint8_t* h, size_t n, uint8_t* out);                                              \
+  /* Histogram of n values over `bins` equal bins starting at `min`, bin = trunc((x - min) * bin_scale): */    \
+  /* counts and sums of the values per bin, accumulated in order. */                                           \
+  void histogram(const uint8_t* x, size_t n, float min, float bin_scale, uint32_t bins, uint64_t* counts,      \
+                 double* sums);                                                                                \
+  /* Palette index of each value: the j with thresholds[j-1] <= x < thresholds[j] (levels - 1 thresholds, */   \
+  /* ascending); `guess` maps a bin (as in histogram) to a nearby j to start from. */                          \
+  void palette_indices(const uint8_t* x, size_t n, float min, float bin_scale, uint32_t bins,                  \
+                       const uint16_t* guess, const float* thresholds, uint32_t levels, uint16_t* out);         \
+  /* out = x * factor (n values); out may be x. */                                                             \
+  void scale(const uint8_t* x, size_t n, float factor, uint8_t* out);                                          \
+  /* out[r][c] = x[r][c] * factors[c] for a rows x cols matrix; out may be x. */                               \
+  void scale_columns(const uint8_t* x, size_t rows, size_t cols, const float* factors, uint8_t* out);          \
+  /* x' = q * scale + offset of n codes sharing one group's parameters. */                                     \
+  void dequantize(const int8_t* q, size_t n, const Int8Params& p, uint8_t* out);                               \
+  /* The same for a rows x cols matrix with one group per column. */                                           \
+  void dequantize_columns(const int8_t* q, size_t rows, size_t cols, const Int8Params* params, uint8_t* out);  \
+  /* Sums of x^2 and (x - y)^2 over n values. */                                                               \
+  void error_sums(const uint8_t* x, const uint8_t* y, size_t n, ErrorSums& e);
+
+namespace scalar {
+ONNX_SHRINK_KERNELS
+}
+#if ONNX_SHRINK_SIMD
+namespace simd {
+ONNX_SHRINK_KERNELS
+}
+using namespace simd;
+#else
+using namespace scalar;
+#endif
+#undef ONNX_SHRINK_KERNELS
+
+// Scalar conversions used outside hot loops.
+float half_to_float(uint16_t h);
+uint16_t float_to_half(float f);      // round to nearest even
+float bfloat_to_float(uint16_t h);
+uint16_t float_to_bfloat(float f);    // round to nearest even
+
+}  // namespace onnx_shrink::kernels

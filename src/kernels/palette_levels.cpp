@@ -1,0 +1,223 @@
+#include "palette_levels.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace onnx_shrink::palette {
+
+namespace {
+
+constexpr double kMargin = 0.005;  // a design must beat uniform by 0.5 % of estimated error
+constexpr int kMaxIterations = 100;
+
+// Prefix sums over bins of counts, sums and sum_b S_b^2 / N_b. With them the squared error of a
+// cell of whole bins around a level c is Q - 2 c S + c^2 N, plus the spread inside bins, which is
+// the same for every design and does not take part in comparisons.
+struct Prefix {
+  std::vector<uint64_t> n;
+  std::vector<double> s, q;
+  explicit Prefix(const Histogram& h) : n(h.bins + 1, 0), s(h.bins + 1, 0), q(h.bins + 1, 0) {
+    for (uint32_t b = 0; b < h.bins; ++b) {
+      const uint64_t c = h.counts[b];
+      n[b + 1] = n[b] + c;
+      s[b + 1] = s[b] + h.sums[b];
+      q[b + 1] = q[b] + (c ? h.sums[b] * h.sums[b] / static_cast<double>(c) : 0.0);
+    }
+  }
+  uint64_t total() const { return n.back(); }
+};
+
+// Number of bins whose centre lies below t: the cells of a design are runs of whole bins.
+uint32_t split(const Histogram& h, double t) {
+  const double k = (t - static_cast<double>(h.min)) * static_cast<double>(h.bin_scale) - 0.5;
+  if (!(k > 0)) return 0;
+  if (k >= static_cast<double>(h.bins)) return h.bins;
+  return static_cast<uint32_t>(std::ceil(k));
+}
+
+struct Cells {
+  std::vector<uint64_t> n;
+  std::vector<double> s, q;
+};
+
+Cells assign(const Histogram& h, const Prefix& p, const std::vector<double>& thresholds) {
+  Cells c;
+  const size_t levels = thresholds.size() + 1;
+  c.n.resize(levels);
+  c.s.resize(levels);
+  c.q.resize(levels);
+  uint32_t from = 0;
+  for (size_t j = 0; j < levels; ++j) {
+    uint32_t to = j + 1 < levels ? split(h, thresholds[j]) : h.bins;
+    if (to < from) to = from;
+    c.n[j] = p.n[to] - p.n[from];
+    c.s[j] = p.s[to] - p.s[from];
+    c.q[j] = p.q[to] - p.q[from];
+    from = to;
+  }
+  return c;
+}
+
+void evaluate(const Histogram& h, const Prefix& p, Design& d) {
+  const Cells c = assign(h, p, d.thresholds);
+  const double total = static_cast<double>(p.total());
+  d.sse = 0;
+  d.entropy = 0;
+  for (size_t j = 0; j < d.levels.size(); ++j) {
+    if (!c.n[j]) continue;
+    const double v = d.levels[j];
+    d.sse += c.q[j] - 2 * v * c.s[j] + v * v * static_cast<double>(c.n[j]);
+    const double pj = static_cast<double>(c.n[j]) / total;
+    d.entropy -= pj * det_log2(pj);
+  }
+  if (d.sse < 0) d.sse = 0;  // rounding of the prefix differences
+}
+
+std::vector<double> midpoints(const std::vector<double>& levels) {
+  std::vector<double> t(levels.size() > 0 ? levels.size() - 1 : 0);
+  for (size_t j = 0; j + 1 < levels.size(); ++j) t[j] = 0.5 * (levels[j] + levels[j + 1]);
+  return t;
+}
+
+double intra_bin_error(const Histogram& h, const Prefix& p) {
+  const double w = 1.0 / static_cast<double>(h.bin_scale);
+  return static_cast<double>(p.total()) * w * w / 12.0;
+}
+
+Design run_ecsq(const Histogram& h, const Prefix& p, uint32_t count, double lambda) {
+  const double lo = h.min, hi = h.max;
+  const double step = count > 1 ? (hi - lo) / (count - 1) : 0;
+  std::vector<double> levels(count), lengths(count, 0.0);
+  for (uint32_t j = 0; j < count; ++j) levels[j] = lo + step * j;
+  const double total = static_cast<double>(p.total());
+  std::vector<double> thresholds;
+  for (int iteration = 0; iteration < kMaxIterations; ++iteration) {
+    // Thresholds between neighbours, shifted towards the level with the longer code.
+    thresholds.assign(levels.size() - 1, 0.0);
+    for (size_t j = 0; j + 1 < levels.size(); ++j) {
+      double t = 0.5 * (levels[j] + levels[j + 1]);
+      if (lambda > 0) t += lambda * (lengths[j + 1] - lengths[j]) / (2 * (levels[j + 1] - levels[j]));
+      if (j > 0 && t < thresholds[j - 1]) t = thresholds[j - 1];
+      thresholds[j] = t;
+    }
+    const Cells c = assign(h, p, thresholds);
+    // New levels: centroids of non-empty cells; empty cells disappear.
+    std::vector<double> next, next_lengths;
+    double moved = 0;
+    for (size_t j = 0; j < levels.size(); ++j) {
+      if (!c.n[j]) continue;
+      const double centroid = c.s[j] / static_cast<double>(c.n[j]);
+      moved = std::max(moved, std::fabs(centroid - levels[j]));
+      next.push_back(centroid);
+      next_lengths.push_back(-det_log2(static_cast<double>(c.n[j]) / total));
+    }
+    const bool same_count = next.size() == levels.size();
+    levels.swap(next);
+    lengths.swap(next_lengths);
+    if (levels.size() < 2) break;
+    if (same_count && moved <= step * 1e-7) break;
+  }
+  Design d;
+  d.levels = levels;
+  d.thresholds.assign(levels.size() ? levels.size() - 1 : 0, 0.0);
+  for (size_t j = 0; j + 1 < levels.size(); ++j) {
+    double t = 0.5 * (levels[j] + levels[j + 1]);
+    if (lambda > 0) t += lambda * (lengths[j + 1] - lengths[j]) / (2 * (levels[j + 1] - levels[j]));
+    if (j > 0 && t < d.thresholds[j - 1]) t = d.thresholds[j - 1];
+    d.thresholds[j] = t;
+  }
+  d.scheme = lambda > 0 ? "ecsq" : "kmeans";
+  evaluate(h, p, d);
+  return d;
+}
+
+}  // namespace
+
+double det_log2(double x) {
+  int e = 0;
+  const double m = std::frexp(x, &e);  // x = m 2^e, m in [0.5, 1)
+  // ln m = 2 atanh z with z = (m - 1) / (m + 1) in [-1/3, 0): the series converges by 1/9 a term.
+  const double z = (m - 1) / (m + 1), z2 = z * z;
+  double term = z, sum = 0;
+  for (int k = 1; k < 64; k += 2) {
+    sum += term / k;
+    term *= z2;
+  }
+  return static_cast<double>(e) + 2 * sum / 0.69314718055994530942;
+}
+
+uint32_t histogram_bins(uint32_t levels) {
+  uint32_t bins = 65536;
+  while (bins < 16u * levels && bins < (1u << 22)) bins <<= 1;
+  return bins;
+}
+
+Histogram make_histogram(float min, float max, uint32_t levels) {
+  Histogram h;
+  h.min = min;
+  h.max = max;
+  h.bins = histogram_bins(levels);
+  // A range too small to split into bins (subnormal) is treated as a single value.
+  const double scale = max > min ? static_cast<double>(h.bins) / (static_cast<double>(max) - min) : 0.0;
+  h.bin_scale = scale < 1e37 ? static_cast<float>(scale) : 0.0f;
+  if (h.bin_scale == 0.0f) h.max = h.min;
+  h.counts.assign(h.bins, 0);
+  h.sums.assign(h.bins, 0.0);
+  return h;
+}
+
+Design uniform(const Histogram& h, uint32_t levels) {
+  Design d;
+  d.scheme = "uniform";
+  // The original tool's grid: multiples of scale = range / (levels - 1), starting at round(min / scale).
+  const double range = static_cast<double>(h.max) - h.min;
+  const double scale = levels > 1 ? range / (levels - 1) : 0;
+  const double first = scale > 0 ? std::nearbyint(h.min / scale) : 0;
+  d.levels.resize(levels);
+  for (uint32_t j = 0; j < levels; ++j) d.levels[j] = (first + j) * scale;
+  d.thresholds = midpoints(d.levels);
+  Prefix p(h);
+  evaluate(h, p, d);
+  return d;
+}
+
+Design ecsq(const Histogram& h, uint32_t levels, double lambda) {
+  Prefix p(h);
+  return run_ecsq(h, p, levels, lambda);
+}
+
+Design choose(const Histogram& h, uint32_t levels, Choice choice) {
+  Design u = uniform(h, levels);
+  if (choice == Choice::Uniform || !(h.max > h.min) || levels < 2) return u;
+  Prefix p(h);
+  const double intra = intra_bin_error(h, p);
+  auto beats_uniform = [&](const Design& d) { return d.sse + intra <= (u.sse + intra) * (1 - kMargin); };
+
+  Design k = run_ecsq(h, p, levels, 0.0);
+  if (choice == Choice::KMeans) return beats_uniform(k) ? k : u;
+  if (k.entropy <= u.entropy && beats_uniform(k)) return k;
+
+  // The smallest lambda whose design uses no more entropy than uniform levels.
+  const double step = (static_cast<double>(h.max) - h.min) / (levels - 1);
+  double lo = 0, hi = step * step;
+  Design feasible = run_ecsq(h, p, levels, hi);
+  for (int i = 0; i < 24 && feasible.entropy > u.entropy; ++i) {
+    lo = hi;
+    hi *= 4;
+    feasible = run_ecsq(h, p, levels, hi);
+  }
+  if (feasible.entropy > u.entropy) return u;
+  for (int i = 0; i < 16; ++i) {
+    const double mid = lo > 0 ? std::sqrt(lo * hi) : 0.5 * hi;
+    Design d = run_ecsq(h, p, levels, mid);
+    if (d.entropy <= u.entropy) {
+      hi = mid;
+      feasible = std::move(d);
+    } else {
+      lo = mid;
+    }
+  }
+  return beats_uniform(feasible) ? feasible : u;
+}
+
+}  // namespace onnx_shrink::palette

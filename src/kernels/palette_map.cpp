@@ -1,0 +1,95 @@
+// Palette kernels: the histogram the levels are chosen from, and the mapping of every value to its
+// level. Both compute a value's bin the same way; the mapping then settles the exact level by
+// comparing with the thresholds, so its result depends only on the value and the thresholds.
+#include "kernels.h"
+
+namespace onnx_shrink::kernels {
+
+namespace {
+
+// The bin of a value: trunc((v - min) * bin_scale) clamped to [0, bins - 1], NaN to 0, infinity
+// to the last bin. The SIMD version computes exactly this.
+inline uint32_t bin_of(float v, float min, float bin_scale, uint32_t bins) {
+  float t = (v - min) * bin_scale;
+  const float last = static_cast<float>(bins - 1);
+  if (!(t > 0)) t = 0;
+  if (t > last) t = last;
+  return static_cast<uint32_t>(t);
+}
+
+inline uint16_t settle(float v, uint32_t j, const float* thresholds, uint32_t levels) {
+  while (j > 0 && v < thresholds[j - 1]) --j;
+  while (j + 1 < levels && !(v < thresholds[j])) ++j;
+  return static_cast<uint16_t>(j);
+}
+
+}  // namespace
+
+namespace scalar {
+
+void histogram(const uint8_t* x, size_t n, float min, float bin_scale, uint32_t bins, uint64_t* counts,
+               double* sums) {
+  for (size_t i = 0; i < n; ++i) {
+    const float v = load_f32(x + 4 * i);
+    const uint32_t b = bin_of(v, min, bin_scale, bins);
+    counts[b] += 1;
+    sums[b] += v;
+  }
+}
+
+void palette_indices(const uint8_t* x, size_t n, float min, float bin_scale, uint32_t bins, const uint16_t* guess,
+                     const float* thresholds, uint32_t levels, uint16_t* out) {
+  for (size_t i = 0; i < n; ++i) {
+    const float v = load_f32(x + 4 * i);
+    out[i] = settle(v, guess[bin_of(v, min, bin_scale, bins)], thresholds, levels);
+  }
+}
+
+}  // namespace scalar
+
+#if ONNX_SHRINK_SIMD
+namespace simd {
+
+namespace {
+// Bins of 4 values: the same float operations and clamping as bin_of.
+inline v4::i32 bins4(v4::f32 v, v4::f32 min, v4::f32 scale, v4::f32 last) {
+  return v4::trunc_to_int(v4::clamp_bins(v4::mul(v4::sub(v, min), scale), last));
+}
+}  // namespace
+
+void histogram(const uint8_t* x, size_t n, float min, float bin_scale, uint32_t bins, uint64_t* counts,
+               double* sums) {
+  const v4::f32 vmin = v4::splat(min), vscale = v4::splat(bin_scale);
+  const v4::f32 last = v4::splat(static_cast<float>(bins - 1));
+  size_t i = 0;
+  alignas(16) int32_t b[4];
+  for (; i + 4 <= n; i += 4) {
+    const v4::f32 v = v4::load(x + 4 * i);
+    v4::store_i32(b, bins4(v, vmin, vscale, last));
+    // The scatter stays in element order so that the per-bin sums are the scalar ones exactly.
+    for (int k = 0; k < 4; ++k) {
+      counts[b[k]] += 1;
+      sums[b[k]] += load_f32(x + 4 * (i + k));
+    }
+  }
+  scalar::histogram(x + 4 * i, n - i, min, bin_scale, bins, counts, sums);
+}
+
+void palette_indices(const uint8_t* x, size_t n, float min, float bin_scale, uint32_t bins, const uint16_t* guess,
+                     const float* thresholds, uint32_t levels, uint16_t* out) {
+  const v4::f32 vmin = v4::splat(min), vscale = v4::splat(bin_scale);
+  const v4::f32 last = v4::splat(static_cast<float>(bins - 1));
+  size_t i = 0;
+  alignas(16) int32_t b[4];
+  for (; i + 4 <= n; i += 4) {
+    const v4::f32 v = v4::load(x + 4 * i);
+    v4::store_i32(b, bins4(v, vmin, vscale, last));
+    for (int k = 0; k < 4; ++k) out[i + k] = settle(load_f32(x + 4 * (i + k)), guess[b[k]], thresholds, levels);
+  }
+  scalar::palette_indices(x + 4 * i, n - i, min, bin_scale, bins, guess, thresholds, levels, out + i);
+}
+
+}  // namespace simd
+#endif
+
+}  // namespace onnx_shrink::kernels

@@ -1,0 +1,216 @@
+// 8-bit quantization: parameters and codes, per group, per column, and the original Shrink Ray's
+// per-tensor formula (for parity).
+#include <cfloat>
+#include <cmath>
+
+#include "kernels.h"
+
+namespace onnx_shrink::kernels {
+
+Int8Params int8_params(float min, float max) {
+  // Widen the range to include 0 so that 0 has an exact code (zero padding and pruned weights
+  // stay exactly 0 after the round trip).
+  const float lo = min < 0 ? min : 0.0f;
+  const float hi = max > 0 ? max : 0.0f;
+  Int8Params p;
+  if (!(hi > lo)) return p;  // all zeros: codes 0, scale 1
+  p.scale = (hi - lo) / 255.0f;
+  if (!(p.scale >= FLT_MIN)) p.scale = FLT_MIN;  // a range so tiny its step underflows
+  p.inv_scale = 1.0f / p.scale;
+  const float zero = std::nearbyint(-128.0f - lo * p.inv_scale);
+  p.zero = zero < -128.0f ? -128 : zero > 127.0f ? 127 : static_cast<int32_t>(zero);
+  p.offset = -(static_cast<float>(p.zero) * p.scale);
+  return p;
+}
+
+SeedParams seed_params(float min, float max) {
+  // shrink.py: range = max - min (float32); inverse_range = 1.0 / range (float64 in numpy 1.x);
+  // zero_point = round(-min * inverse_range * 255.0) - 128 (float64, ties to even);
+  // codes = clip(round(x * inverse_range * 255.0) + zero_point) computed on the float32 array, so
+  // the float64 scalars are first cast to float32; scale = range / 255.0 stored as float32.
+  SeedParams p;
+  const float range = max - min;
+  if (!(range > 0)) {  // a constant tensor: the seed divides by zero; store the value as offset
+    p.inv_range32 = 0;
+    p.zero = 0;
+    p.scale = 1;
+    p.offset = min;
+    return p;
+  }
+  const double inverse = 1.0 / static_cast<double>(range);
+  const double zero = std::nearbyint(static_cast<double>(-min) * inverse * 255.0) - 128.0;
+  p.inv_range32 = static_cast<float>(inverse);
+  p.zero = static_cast<float>(zero);
+  p.scale = static_cast<float>(static_cast<double>(range) / 255.0);
+  p.offset = -(p.zero * p.scale);
+  return p;
+}
+
+namespace {
+inline int32_t clamp_i8(int32_t q) { return q < -128 ? -128 : q > 127 ? 127 : q; }
+}  // namespace
+
+namespace scalar {
+
+void quantize(const uint8_t* x, size_t n, const Int8Params& p, int8_t* out, ErrorSums& e) {
+  double signal = 0, noise = 0;
+  for (size_t i = 0; i < n; ++i) {
+    const float v = load_f32(x + 4 * i);
+    const int32_t q = clamp_i8(static_cast<int32_t>(std::nearbyint(v * p.inv_scale)) + p.zero);
+    out[i] = static_cast<int8_t>(q);
+    const float d = v - (static_cast<float>(q) * p.scale + p.offset);
+    signal += double(v) * v;
+    noise += double(d) * d;
+  }
+  e.signal += signal;
+  e.noise += noise;
+}
+
+void quantize_columns(const uint8_t* x, size_t rows, size_t cols, const Int8Params* params, int8_t* out,
+                      ErrorSums& e) {
+  for (size_t r = 0; r < rows; ++r) {
+    for (size_t c = 0; c < cols; ++c) quantize(x + 4 * (r * cols + c), 1, params[c], out + r * cols + c, e);
+  }
+}
+
+void quantize_seed(const uint8_t* x, size_t n, const SeedParams& p, int8_t* out, ErrorSums& e) {
+  double signal = 0, noise = 0;
+  for (size_t i = 0; i < n; ++i) {
+    const float v = load_f32(x + 4 * i);
+    const float t = (v * p.inv_range32) * 255.0f;
+    // numpy adds the zero point and clips in float32; only then does it convert.
+    float r = std::nearbyint(t) + p.zero;
+    r = r < -128.0f ? -128.0f : r > 127.0f ? 127.0f : r;
+    const int32_t q = static_cast<int32_t>(r);
+    out[i] = static_cast<int8_t>(q);
+    const float d = v - (static_cast<float>(q) * p.scale + p.offset);
+    signal += double(v) * v;
+    noise += double(d) * d;
+  }
+  e.signal += signal;
+  e.noise += noise;
+}
+
+}  // namespace scalar
+
+#if ONNX_SHRINK_SIMD
+namespace simd {
+
+namespace {
+
+// Accumulates squares in float lanes and moves them to double every few thousand values, so that
+// precision does not degrade on large tensors.
+struct LaneSums {
+  v4::f32 signal = v4::splat(0), noise = v4::splat(0);
+  int pending = 0;
+  void add(v4::f32 x, v4::f32 d) {
+    signal = v4::add(signal, v4::mul(x, x));
+    noise = v4::add(noise, v4::mul(d, d));
+    if (++pending == 1024) flush_into(nullptr);
+  }
+  ErrorSums totals;
+  void flush_into(ErrorSums* out) {
+    for (int k = 0; k < 4; ++k) {
+      totals.signal += v4::lane(signal, k);
+      totals.noise += v4::lane(noise, k);
+    }
+    signal = v4::splat(0);
+    noise = v4::splat(0);
+    pending = 0;
+    if (out) out->add(totals), totals = ErrorSums{};
+  }
+};
+
+// Codes (clamped) and error of 4 values.
+inline v4::i32 code4(v4::f32 v, v4::f32 inv, v4::i32 zero, v4::f32 scale, v4::f32 offset, LaneSums& sums) {
+  const v4::i32 q = v4::imin(v4::imax(v4::iadd(v4::round_to_int(v4::mul(v, inv)), zero), v4::isplat(-128)), v4::isplat(127));
+  sums.add(v, v4::sub(v, v4::add(v4::mul(v4::to_float(q), scale), offset)));
+  return q;
+}
+
+}  // namespace
+
+void quantize(const uint8_t* x, size_t n, const Int8Params& p, int8_t* out, ErrorSums& e) {
+  const v4::f32 inv = v4::splat(p.inv_scale), scale = v4::splat(p.scale), offset = v4::splat(p.offset);
+  const v4::i32 zero = v4::isplat(p.zero);
+  LaneSums sums;
+  size_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    const v4::i32 a = code4(v4::load(x + 4 * i), inv, zero, scale, offset, sums);
+    const v4::i32 b = code4(v4::load(x + 4 * i + 16), inv, zero, scale, offset, sums);
+    const v4::i32 c = code4(v4::load(x + 4 * i + 32), inv, zero, scale, offset, sums);
+    const v4::i32 d = code4(v4::load(x + 4 * i + 48), inv, zero, scale, offset, sums);
+    v4::store_i8x16(reinterpret_cast<uint8_t*>(out + i), a, b, c, d);
+  }
+  sums.flush_into(&e);
+  scalar::quantize(x + 4 * i, n - i, p, out + i, e);
+}
+
+void quantize_columns(const uint8_t* x, size_t rows, size_t cols, const Int8Params* params, int8_t* out,
+                      ErrorSums& e) {
+  if (cols < 16) return scalar::quantize_columns(x, rows, cols, params, out, e);
+  // Parameters as lanes, 16 columns at a time.
+  const size_t wide = cols & ~size_t(15);
+  LaneSums sums;
+  for (size_t c0 = 0; c0 < wide; c0 += 16) {
+    float inv[16], scale[16], offset[16];
+    int32_t zero[16];
+    for (int k = 0; k < 16; ++k) {
+      inv[k] = params[c0 + k].inv_scale;
+      scale[k] = params[c0 + k].scale;
+      offset[k] = params[c0 + k].offset;
+      zero[k] = params[c0 + k].zero;
+    }
+    v4::f32 vi[4], vs[4], vo[4];
+    v4::i32 vz[4];
+    for (int k = 0; k < 4; ++k) {
+      vi[k] = v4::load(reinterpret_cast<const uint8_t*>(inv + 4 * k));
+      vs[k] = v4::load(reinterpret_cast<const uint8_t*>(scale + 4 * k));
+      vo[k] = v4::load(reinterpret_cast<const uint8_t*>(offset + 4 * k));
+      vz[k] = v4::as_i32(v4::load(reinterpret_cast<const uint8_t*>(zero + 4 * k)));
+    }
+    for (size_t r = 0; r < rows; ++r) {
+      const uint8_t* row = x + 4 * (r * cols + c0);
+      const v4::i32 a = code4(v4::load(row), vi[0], vz[0], vs[0], vo[0], sums);
+      const v4::i32 b = code4(v4::load(row + 16), vi[1], vz[1], vs[1], vo[1], sums);
+      const v4::i32 c = code4(v4::load(row + 32), vi[2], vz[2], vs[2], vo[2], sums);
+      const v4::i32 d = code4(v4::load(row + 48), vi[3], vz[3], vs[3], vo[3], sums);
+      v4::store_i8x16(reinterpret_cast<uint8_t*>(out + r * cols + c0), a, b, c, d);
+    }
+  }
+  sums.flush_into(&e);
+  if (wide < cols) {
+    for (size_t r = 0; r < rows; ++r) {
+      scalar::quantize_columns(x + 4 * (r * cols + wide), 1, cols - wide, params + wide, out + r * cols + wide, e);
+    }
+  }
+}
+
+void quantize_seed(const uint8_t* x, size_t n, const SeedParams& p, int8_t* out, ErrorSums& e) {
+  // With a zero point this small every intermediate is an integer below 2^24, so integer lanes give
+  // exactly numpy's float32 results. Larger ones (values far from zero) take the scalar path.
+  if (!(std::fabs(p.zero) <= 1048576.0f)) return scalar::quantize_seed(x, n, p, out, e);
+  const v4::f32 inv = v4::splat(p.inv_range32), k255 = v4::splat(255.0f);
+  const v4::f32 scale = v4::splat(p.scale), offset = v4::splat(p.offset);
+  const v4::i32 zero = v4::isplat(static_cast<int32_t>(p.zero));
+  const v4::i32 lo = v4::isplat(-128), hi = v4::isplat(127);
+  LaneSums sums;
+  auto code = [&](v4::f32 v) {
+    const v4::i32 q = v4::imin(v4::imax(v4::iadd(v4::round_to_int(v4::mul(v4::mul(v, inv), k255)), zero), lo), hi);
+    sums.add(v, v4::sub(v, v4::add(v4::mul(v4::to_float(q), scale), offset)));
+    return q;
+  };
+  size_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    const v4::i32 a = code(v4::load(x + 4 * i)), b = code(v4::load(x + 4 * i + 16));
+    const v4::i32 c = code(v4::load(x + 4 * i + 32)), d = code(v4::load(x + 4 * i + 48));
+    v4::store_i8x16(reinterpret_cast<uint8_t*>(out + i), a, b, c, d);
+  }
+  sums.flush_into(&e);
+  scalar::quantize_seed(x + 4 * i, n - i, p, out + i, e);
+}
+
+}  // namespace simd
+#endif
+
+}  // namespace onnx_shrink::kernels

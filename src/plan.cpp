@@ -1,0 +1,763 @@
+#include "plan.h"
+
+#include <algorithm>
+#include <cstring>
+#include <set>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "kernels/kernels.h"
+#include "opset.h"
+#include "proto/onnx_fields.h"
+
+namespace onnx_shrink {
+
+// ---------------------------------------------------------------------------------------------
+// Message builders
+// ---------------------------------------------------------------------------------------------
+
+namespace build {
+
+Message tensor(const std::string& name, int32_t data_type, const std::vector<int64_t>& dims) {
+  Message m;
+  for (int64_t d : dims) m.varint(onnx::tensor::kDims, static_cast<uint64_t>(d));
+  m.varint(onnx::tensor::kDataType, static_cast<uint64_t>(data_type));
+  m.string(onnx::tensor::kName, name);
+  return m;
+}
+
+Message value_info(const std::string& name, int32_t data_type, const std::vector<int64_t>& dims) {
+  Message shape;
+  for (int64_t d : dims) {
+    Message dim;
+    dim.varint(onnx::shape::kDimValue, static_cast<uint64_t>(d));
+    shape.message(onnx::shape::kDim, dim);
+  }
+  Message tensor_type;
+  tensor_type.varint(onnx::type::kElemType, static_cast<uint64_t>(data_type));
+  tensor_type.message(onnx::type::kShape, shape);
+  Message type;
+  type.message(onnx::type::kTensorType, tensor_type);
+  Message m;
+  m.string(onnx::value_info::kName, name);
+  m.message(onnx::value_info::kType, type);
+  return m;
+}
+
+Message node(const std::string& op_type, const std::string& name, const std::vector<std::string>& inputs,
+             const std::vector<std::string>& outputs, const std::vector<Attribute>& attributes) {
+  Message m;
+  for (const std::string& s : inputs) m.string(onnx::node::kInput, s);
+  for (const std::string& s : outputs) m.string(onnx::node::kOutput, s);
+  m.string(onnx::node::kName, name);
+  m.string(onnx::node::kOpType, op_type);
+  for (const Attribute& a : attributes) {
+    Message attr;
+    attr.string(onnx::attr::kName, a.name);
+    if (a.tensor) {
+      attr.varint(onnx::attr::kType, onnx::attr::kTypeTensor);
+      attr.message(onnx::attr::kT, *a.tensor);
+    } else {
+      attr.varint(onnx::attr::kType, onnx::attr::kTypeInt);
+      attr.varint(onnx::attr::kI, static_cast<uint64_t>(a.i));
+    }
+    m.message(onnx::node::kAttribute, attr);
+  }
+  return m;
+}
+
+void data(Message& tensor, const Payload& payload, const std::string& location) {
+  if (payload.external) {
+    auto entry = [&](const char* key, const std::string& value) {
+      Message e;
+      e.string(onnx::entry::kKey, key);
+      e.string(onnx::entry::kValue, value);
+      tensor.message(onnx::tensor::kExternalData, e);
+    };
+    entry("location", location);
+    entry("offset", std::to_string(payload.external_offset));
+    entry("length", std::to_string(payload.size));
+    tensor.varint(onnx::tensor::kDataLocation, onnx::tensor::kLocationExternal);
+  }
+  tensor.payload(onnx::tensor::kRawData, payload);
+}
+
+}  // namespace build
+
+// ---------------------------------------------------------------------------------------------
+// Layout: length prefixes and output size
+// ---------------------------------------------------------------------------------------------
+
+uint64_t finish_layout(const ModelIndex& index, std::vector<Edit>& edits) {
+  std::stable_sort(edits.begin(), edits.end(), [](const Edit& a, const Edit& b) {
+    return a.begin != b.begin ? a.begin < b.begin : a.end < b.end;
+  });
+  // Size change of every container: its own edits plus its changed children. Children come after
+  // their parents in the index, so one backward sweep settles them all.
+  const size_t n = index.containers.size();
+  std::vector<int64_t> delta(n, 0);
+  std::vector<bool> dirty(n, false);
+  int64_t top = 0;
+  for (const Edit& e : edits) {
+    const int64_t d = static_cast<int64_t>(e.size()) - static_cast<int64_t>(e.end - e.begin);
+    if (e.container < 0) {
+      top += d;
+      continue;
+    }
+    delta[e.container] += d;
+    for (int32_t c = e.container; c >= 0 && !dirty[c]; c = index.containers[c].parent) dirty[c] = true;
+  }
+  std::vector<Edit> prefixes;
+  for (size_t k = n; k-- > 0;) {
+    if (!dirty[k]) continue;
+    const Container& c = index.containers[k];
+    const uint64_t old_length = c.content_end - c.content_begin;
+    const int64_t new_length = static_cast<int64_t>(old_length) + delta[k];
+    if (new_length > INT32_MAX) {
+      throw Error(ErrorCode::TooLarge, "a message of the result would be " + std::to_string(new_length) +
+                                           " bytes, over the 2 GB protobuf limit: write external data");
+    }
+    Edit e;
+    e.begin = c.length_begin;
+    e.end = c.content_begin;
+    e.container = c.parent;
+    Chunk chunk;
+    proto::append_varint(chunk.bytes, static_cast<uint64_t>(new_length));
+    e.chunks.push_back(std::move(chunk));
+    const int64_t d = static_cast<int64_t>(e.size()) - static_cast<int64_t>(e.end - e.begin) + delta[k];
+    if (c.parent < 0) top += d;
+    else delta[c.parent] += d;
+    prefixes.push_back(std::move(e));
+  }
+  if (!prefixes.empty()) {
+    edits.insert(edits.end(), std::make_move_iterator(prefixes.begin()), std::make_move_iterator(prefixes.end()));
+    std::stable_sort(edits.begin(), edits.end(), [](const Edit& a, const Edit& b) {
+      return a.begin != b.begin ? a.begin < b.begin : a.end < b.end;
+    });
+  }
+  return static_cast<uint64_t>(static_cast<int64_t>(index.size) + top);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Planner
+// ---------------------------------------------------------------------------------------------
+
+namespace {
+
+constexpr uint64_t kProtobufLimit = 2147483647;  // INT32_MAX: the largest message protobuf reads
+
+struct Consumer {
+  int32_t node;
+  uint32_t input;
+};
+
+// A tensor the 8-bit form stores in place of a weight.
+struct Stored {
+  std::string name;
+  Message message;
+  int32_t type;
+  std::vector<int64_t> dims;
+};
+
+class Planner {
+ public:
+  Planner(const ModelIndex& index, TensorData& data, const Options& options, bool external, const Progress& progress)
+      : index_(index), data_(data), options_(options), external_(external), progress_(progress) {}
+
+  Plan run() {
+    describe_model();
+    index_consumers();
+    if (options_.mode == Mode::Int8) check_int8_opset();
+    choose_items();
+    if (options_.mode == Mode::Int8 && options_.form == Form::Dq) plan_opset();
+    build_edits();
+    plan_.output_size = finish_layout(index_, plan_.edits);
+    if (plan_.output_size > kProtobufLimit) {
+      throw Error(ErrorCode::TooLarge, "the result would be " + std::to_string(plan_.output_size) +
+                                           " bytes, over the 2 GB limit of a protobuf file: write external data");
+    }
+    plan_.external_size = external_cursor_;
+    summarise();
+    return std::move(plan_);
+  }
+
+ private:
+  // --- model facts -------------------------------------------------------------------------
+
+  void describe_model() {
+    Report& r = plan_.report;
+    r.mode = options_.mode == Mode::Int8 ? "int8" : "palette";
+    r.ir_version = r.ir_version_after = index_.ir_version;
+    for (const OpsetImport& o : index_.opsets) r.opsets.emplace_back(o.domain, o.version);
+    r.producer = index_.producer;
+    const GraphInfo& main = index_.graphs[0];
+    std::unordered_set<std::string> initializer_names;
+    for (int32_t t : main.initializers) initializer_names.insert(index_.tensors[t].name);
+    for (const ValueField& v : main.inputs) {
+      if (!initializer_names.count(v.info.name)) r.inputs.push_back(v.info);
+    }
+    for (const ValueField& v : main.outputs) r.outputs.push_back(v.info);
+    r.model_bytes_before = index_.size;
+    std::set<std::string> seen;
+    for (const TensorInfo& t : index_.tensors) {
+      if (t.kind == DataKind::External && seen.insert(t.location + "@" + std::to_string(t.data.begin)).second) {
+        r.external_bytes_before += TensorData::raw_size(t);
+      }
+    }
+    // Every name in the model, so that new names never collide.
+    for (const GraphInfo& g : index_.graphs) {
+      for (const ValueField& v : g.inputs) names_.insert(v.info.name);
+      for (const ValueField& v : g.outputs) names_.insert(v.info.name);
+    }
+    for (const NodeInfo& n : index_.nodes) {
+      names_.insert(n.name);
+      for (const std::string& s : n.inputs) names_.insert(s);
+      for (const std::string& s : n.outputs) names_.insert(s);
+    }
+    for (const TensorInfo& t : index_.tensors) names_.insert(t.name);
+  }
+
+  void index_consumers() {
+    for (size_t k = 0; k < index_.nodes.size(); ++k) {
+      const NodeInfo& n = index_.nodes[k];
+      for (size_t i = 0; i < n.inputs.size(); ++i) {
+        if (!n.inputs[i].empty()) readers_[n.inputs[i]].push_back({static_cast<int32_t>(k), static_cast<uint32_t>(i)});
+      }
+    }
+  }
+
+  // True when graph `g` is `scope` or nested inside it (names of `scope` are visible in `g`).
+  bool inside(int32_t g, int32_t scope) const {
+    while (g >= 0) {
+      if (g == scope) return true;
+      const int32_t parent = index_.graphs[g].parent_node;
+      g = parent >= 0 ? index_.nodes[parent].graph : -1;
+    }
+    return false;
+  }
+
+  std::vector<Consumer> consumers(const TensorInfo& t) const {
+    std::vector<Consumer> out;
+    auto it = readers_.find(t.name);
+    if (it == readers_.end()) return out;
+    for (const Consumer& c : it->second) {
+      if (inside(index_.nodes[c.node].graph, t.graph)) out.push_back(c);
+    }
+    return out;
+  }
+
+  // --- what to change ----------------------------------------------------------------------
+
+  void check_int8_opset() {
+    const int64_t opset = index_.opset("");
+    if (opset == 0) {
+      throw Error(ErrorCode::Unsupported, "the model does not import the ai.onnx operator set, which the 8-bit form "
+                                          "needs (Cast, Mul, Add); palette mode does not change the graph and works");
+    }
+    if (opset < 7) {
+      throw Error(ErrorCode::Unsupported, "the model uses opset " + std::to_string(opset) +
+                                              "; 8-bit weights need opset 7 or later (for broadcasting Mul and Add). "
+                                              "Palette mode does not change the graph and works at any opset");
+    }
+  }
+
+  std::string keep_reason(const TensorInfo& t, const std::vector<Consumer>& readers) const {
+    for (const std::string& name : options_.exclude) {
+      if (name == t.name) return "excluded by name";
+    }
+    for (const Consumer& c : readers) {
+      const NodeInfo& n = index_.nodes[c.node];
+      for (const std::string& name : options_.exclude_nodes) {
+        if (!n.name.empty() && name == n.name) return "read by excluded node '" + n.name + "'";
+      }
+      for (const std::string& op : options_.exclude_ops) {
+        if (op == n.op_type) return "read by an excluded " + n.op_type + " node";
+      }
+    }
+    if (t.node >= 0) {
+      for (const std::string& name : options_.exclude_nodes) {
+        if (name == index_.nodes[t.node].name) return "its Constant node is excluded";
+      }
+    }
+    if (!t.odd.empty()) return "stored as a " + t.odd + ", left as it is";
+    switch (t.kind) {
+      case DataKind::Raw:
+      case DataKind::External:
+        break;
+      case DataKind::Float:
+        if (t.data_type != onnx::kFloat) return "float_data holds a non-fp32 tensor";
+        break;
+      case DataKind::Double:
+        if (t.data_type != onnx::kDouble) return "double_data holds a non-fp64 tensor";
+        break;
+      case DataKind::Int32:
+        if (t.data_type != onnx::kFloat16 && t.data_type != onnx::kBfloat16) return "int32_data holds a float tensor";
+        break;
+      default:
+        return "its data is stored in an unexpected field";
+    }
+    return "";
+  }
+
+  // The output- and input-channel axes of a weight, from the op that reads it: the output axis
+  // gets its own scales; the input axis, separable factors.
+  struct Axes {
+    int64_t out = -1, in = -1;
+  };
+  Axes weight_axes(const TensorInfo& t, const std::vector<Consumer>& readers) const {
+    const int64_t rank = static_cast<int64_t>(t.dims.size());
+    for (const Consumer& c : readers) {
+      const Axes a = axes_for(c, rank, 0);
+      if (a.out >= 0) return a;
+    }
+    return {0, rank >= 2 ? 1 : -1};  // the PyTorch convention: [out, in, ...]
+  }
+
+  Axes axes_for(const Consumer& c, int64_t rank, int depth) const {
+    const NodeInfo& n = index_.nodes[c.node];
+    if (!n.domain.empty()) return {};
+    const std::string& op = n.op_type;
+    if (op == "Conv" && c.input == 1) return {0, 1};
+    if (op == "ConvTranspose" && c.input == 1) return n.group == 1 ? Axes{1, 0} : Axes{0, -1};
+    if (op == "MatMul" && c.input == 1) return {rank - 1, rank - 2};
+    if (op == "MatMul" && c.input == 0) return {rank - 2, rank - 1};
+    if (op == "Gemm" && c.input == 1) return n.trans_b ? Axes{0, 1} : Axes{1, 0};
+    if (op == "Gemm" && c.input == 0) return n.trans_a ? Axes{1, 0} : Axes{0, 1};
+    if (op == "Gather" && c.input == 0) return {n.axis < 0 ? n.axis + rank : n.axis, -1};
+    if ((op == "LSTM" || op == "GRU" || op == "RNN") && (c.input == 1 || c.input == 2)) return {1, 2};
+    // Look through ops that do not move values (fp16 weights often sit behind a Cast).
+    if ((op == "Cast" || op == "Identity") && depth < 4 && !n.outputs.empty()) {
+      auto it = readers_.find(n.outputs[0]);
+      if (it != readers_.end()) {
+        for (const Consumer& next : it->second) {
+          const Axes a = axes_for(next, rank, depth + 1);
+          if (a.out >= 0) return a;
+        }
+      }
+    }
+    return {};
+  }
+
+  Int8Layout int8_layout(const TensorInfo& t, const std::vector<Consumer>& readers, const uint8_t* values,
+                         std::string& note) const {
+    if (options_.scheme == Scheme::Tensor) {
+      Int8Layout l;
+      l.seed = true;
+      l.code_dims = t.dims;
+      l.required_opset = 10;
+      return l;
+    }
+    const Axes axes = t.dims.size() >= 2 ? weight_axes(t, readers) : Axes{};
+    if (options_.block > 0) return uniform_layout(t.dims, axes.out, options_.block, options_.form, note);
+    return choose_int8_layout(values, t.dims, axes.out, axes.in, options_.form, options_.scheme == Scheme::Auto);
+  }
+
+  void choose_items() {
+    uint64_t candidate_bytes = 0;
+    std::vector<int32_t> candidates;
+    Report& r = plan_.report;
+    for (size_t k = 0; k < index_.tensors.size(); ++k) {
+      const TensorInfo& t = index_.tensors[k];
+      if (!onnx::is_float_weight_type(t.data_type)) continue;
+      if (t.elements < options_.min_elements) {
+        r.small_tensors += 1;
+        r.small_tensor_bytes += TensorData::raw_size(t);
+        continue;
+      }
+      candidates.push_back(static_cast<int32_t>(k));
+      candidate_bytes += TensorData::raw_size(t);
+    }
+    uint64_t scanned = 0;
+    for (int32_t k : candidates) {
+      const TensorInfo& t = index_.tensors[k];
+      const std::vector<Consumer> readers = consumers(t);
+      TensorReport tr;
+      tr.name = t.name;
+      tr.graph = index_.graphs[t.graph].path;
+      tr.location = t.node >= 0 ? "constant" : "initializer";
+      if (t.node >= 0) tr.node = index_.nodes[t.node].name;
+      tr.dtype = onnx::dtype_name(t.data_type);
+      tr.shape = t.dims;
+      std::set<std::string> ops;
+      for (const Consumer& c : readers) ops.insert(index_.nodes[c.node].op_type);
+      tr.consumers.assign(ops.begin(), ops.end());
+      tr.bytes_before = TensorData::raw_size(t);
+      tr.bytes_after = tr.bytes_before;
+      tr.reason = keep_reason(t, readers);
+      Int8Layout layout;
+      std::string note;
+      if (tr.reason.empty()) {
+        // Read it once now: NaN or infinity would make every scale meaningless. The 8-bit scheme
+        // is chosen now too, since it decides the size of what replaces the tensor.
+        data_.check(t);
+        const uint8_t* values = data_.floats(t);
+        float lo = 0, hi = 0;
+        bool finite = true;
+        if (t.elements) {
+          lo = hi = kernels::load_f32(values);
+          kernels::minmax(values, static_cast<size_t>(t.elements), lo, hi, finite);
+        }
+        if (!finite) tr.reason = "contains NaN or infinity";
+        else if (options_.mode == Mode::Int8) layout = int8_layout(t, readers, values, note);
+      }
+      scanned += TensorData::raw_size(t);
+      report_progress(candidate_bytes ? double(scanned) / double(candidate_bytes) : 1.0);
+      if (!tr.reason.empty()) {
+        r.tensors.push_back(std::move(tr));
+        continue;
+      }
+      Item item;
+      item.tensor = k;
+      item.form = options_.form;
+      if (options_.mode == Mode::Int8) {
+        item.action = Action::Int8;
+        item.layout = std::move(layout);
+        const Int8Layout& l = item.layout;
+        tr.scheme = l.scheme();
+        tr.axis = l.axis;
+        tr.factor_axis = l.factor_axis;
+        tr.block = l.block;
+        if (!note.empty()) tr.reason = note;
+        const uint64_t g = l.groups;
+        tr.bytes_after = t.elements + 4 * l.factor_count() + (l.codebook ? 4 * 256 : 4 * g + (item.form == Form::Fold ? 4 * g : g)) +
+                         (l.code_dims != t.dims ? 8 * t.dims.size() : 0);
+      } else {
+        item.action = Action::Palette;
+        item.levels = options_.levels;
+        item.choice = options_.scheme == Scheme::Uniform  ? palette::Choice::Uniform
+                      : options_.scheme == Scheme::KMeans ? palette::Choice::KMeans
+                                                          : palette::Choice::Auto;
+        tr.scheme = options_.scheme == Scheme::Uniform ? "uniform" : options_.scheme == Scheme::KMeans ? "kmeans" : "auto";
+      }
+      tr.changed = true;
+      item.report = static_cast<int32_t>(r.tensors.size());
+      r.tensors.push_back(std::move(tr));
+      changed_.insert(k);
+      plan_.items.push_back(std::move(item));
+    }
+  }
+
+  void report_progress(double fraction) {
+    if (progress_ && !progress_(fraction, "reading")) throw Error(ErrorCode::Cancelled, "cancelled");
+  }
+
+  // --- opset -------------------------------------------------------------------------------
+
+  void plan_opset() {
+    int64_t required = 0;
+    for (const Item& item : plan_.items) required = std::max(required, item.layout.required_opset);
+    const int64_t current = index_.opset("");
+    if (required <= current) return;
+    const char* why = required >= 21 ? "DequantizeLinear with blocks needs opset 21"
+                                     : "DequantizeLinear per channel needs opset 13";
+    if (index_.has_functions) {
+      throw Error(ErrorCode::Unsupported, std::string("--form dq: ") + why + " and the model uses opset " + std::to_string(current) +
+                                              "; it defines functions with their own opset imports, so raising it is not "
+                                              "known to be safe. Use --form fold: it works at opset " +
+                                              std::to_string(current) + " and onnxruntime folds it at load");
+    }
+    const std::vector<std::string> changed = ops_changed_between(index_, current, required);
+    if (!changed.empty()) {
+      std::string list;
+      for (size_t i = 0; i < changed.size() && i < 8; ++i) list += (i ? ", " : "") + changed[i];
+      if (changed.size() > 8) list += ", ...";
+      throw Error(ErrorCode::Unsupported, std::string("--form dq: ") + why + ", the model uses opset " +
+                                              std::to_string(current) + ", and raising it would change the meaning of " +
+                                              list + ". Use --form fold: it works at opset " + std::to_string(current) +
+                                              " and onnxruntime folds it at load, so inference speed is unchanged");
+    }
+    raised_opset_ = required;
+    OpsetChange change;
+    change.from = current;
+    change.to = required;
+    change.reason = std::string(why) + "; no operator used by the model changed meaning between the two";
+    plan_.report.opset_changes.push_back(change);
+    const int64_t ir = ir_version_for_opset(required);
+    if (index_.ir_version < ir) plan_.report.ir_version_after = ir;
+  }
+
+  // --- edits -------------------------------------------------------------------------------
+
+  std::string unique(const std::string& base) {
+    std::string name = base;
+    for (int k = 1; names_.count(name); ++k) name = base + "_" + std::to_string(k);
+    names_.insert(name);
+    return name;
+  }
+
+  Payload payload(PayloadKind kind, int32_t item, uint64_t size, bool may_be_external) {
+    Payload p;
+    p.kind = kind;
+    p.item = item;
+    p.size = size;
+    p.external = external_ && may_be_external && size >= options_.external_threshold;
+    if (p.external) {
+      const uint64_t a = std::max<uint32_t>(options_.external_alignment, 1);
+      external_cursor_ = (external_cursor_ + a - 1) / a * a;
+      p.external_offset = external_cursor_;
+      external_cursor_ += size;
+    }
+    return p;
+  }
+
+  // A small tensor whose bytes are known now (a Reshape target shape).
+  static Message literal_tensor(const std::string& name, int32_t type, const std::vector<int64_t>& dims,
+                                const std::string& raw) {
+    Message m = build::tensor(name, type, dims);
+    m.string(onnx::tensor::kRawData, raw);
+    return m;
+  }
+
+  void build_edits() {
+    add_relocations();
+    // External data is written in output order, and offsets are handed out as payloads are made:
+    // so edits are made in the order of their tensors, which is their order in the file.
+    std::vector<int32_t> order(plan_.items.size());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<int32_t>(i);
+    std::stable_sort(order.begin(), order.end(),
+                     [&](int32_t a, int32_t b) { return plan_.items[a].tensor < plan_.items[b].tensor; });
+    std::vector<std::vector<Chunk>> inserts(index_.graphs.size());  // new nodes per graph
+    for (int32_t i : order) {
+      const Action action = plan_.items[i].action;
+      if (action == Action::Int8) int8_edits(i, inserts);
+      else data_edit(i, action == Action::Palette ? PayloadKind::Palette : PayloadKind::Copy);
+    }
+    for (size_t g = 0; g < inserts.size(); ++g) {
+      if (inserts[g].empty()) continue;
+      Edit e;
+      e.begin = e.end = index_.graphs[g].node_insert_at;
+      e.container = index_.graphs[g].container;
+      e.chunks = std::move(inserts[g]);
+      plan_.edits.push_back(std::move(e));
+    }
+    opset_edits();
+    for (auto& entry : input_edits_) plan_.edits.push_back(std::move(entry));
+  }
+
+  // Untouched tensors whose data must move: external data brought inline, or large initializers
+  // moved out to the external file.
+  void add_relocations() {
+    for (size_t k = 0; k < index_.tensors.size(); ++k) {
+      if (changed_.count(static_cast<int32_t>(k))) continue;
+      const TensorInfo& t = index_.tensors[k];
+      const bool movable = t.odd.empty() && (t.kind == DataKind::Raw || t.kind == DataKind::Float ||
+                                             t.kind == DataKind::Double || t.kind == DataKind::External);
+      if (!movable || onnx::element_bits(t.data_type) == 0) continue;
+      const bool is_external = t.kind == DataKind::External;
+      const bool wants_external = external_ && t.node < 0 && TensorData::raw_size(t) >= options_.external_threshold;
+      if (!is_external && !wants_external) continue;
+      if (is_external) data_.check(t);
+      Item item;
+      item.tensor = static_cast<int32_t>(k);
+      item.action = Action::Copy;
+      plan_.items.push_back(item);
+    }
+  }
+
+  // Replaces the data fields of a tensor (in place, keeping its other fields).
+  void data_edit(int32_t item, PayloadKind kind) {
+    const TensorInfo& t = index_.tensors[plan_.items[item].tensor];
+    const Payload p = payload(kind, item, TensorData::raw_size(t), t.node < 0);
+    Message data;
+    build::data(data, p, options_.external_location);
+    bool first = true;
+    for (const Range& field : t.data_fields) {
+      Edit e;
+      e.begin = field.begin;
+      e.end = field.end;
+      e.container = t.container;
+      if (first) e.chunks.push_back(data.chunk());
+      first = false;
+      plan_.edits.push_back(std::move(e));
+    }
+    if (t.data_fields.empty()) {  // an empty tensor: add the field at the end of the message
+      Edit e;
+      e.begin = e.end = index_.containers[t.container].content_end;
+      e.container = t.container;
+      e.chunks.push_back(data.chunk());
+      plan_.edits.push_back(std::move(e));
+    }
+    if (kind == PayloadKind::Palette) {
+      TensorReport& tr = plan_.report.tensors[plan_.items[item].report];
+      tr.bytes_after = p.size;
+    }
+  }
+
+  void int8_edits(int32_t i, std::vector<std::vector<Chunk>>& inserts) {
+    const Item& item = plan_.items[i];
+    const TensorInfo& t = index_.tensors[item.tensor];
+    const Int8Layout& l = item.layout;
+    const bool fold = item.form == Form::Fold;
+    const bool constant = t.node >= 0;
+    const std::string& w = t.name;
+    const int64_t rank = static_cast<int64_t>(t.dims.size());
+    const bool reshape = l.code_dims != t.dims;
+
+    // The stored tensors, in the order the encoder produces them (codes first).
+    std::vector<Stored> stored;
+    auto store = [&](const std::string& base, int32_t type, const std::vector<int64_t>& dims, PayloadKind kind, uint64_t size) {
+      const std::string name = unique(w + base);
+      Message m = build::tensor(name, type, dims);
+      build::data(m, payload(kind, i, size, !constant), options_.external_location);
+      stored.push_back({name, std::move(m), type, dims});
+      return name;
+    };
+    const std::string codes = store("::codes", l.codebook ? onnx::kUint8 : onnx::kInt8, l.code_dims, PayloadKind::Codes, t.elements);
+    std::string scale, third, table, factors, shape;
+    if (l.codebook) {
+      table = store("::table", onnx::kFloat, {256}, PayloadKind::Table, 4 * 256);
+    } else {
+      scale = store("::scale", onnx::kFloat, l.scale_dims, PayloadKind::Scales, 4 * l.groups);
+      third = fold ? store("::offset", onnx::kFloat, l.scale_dims, PayloadKind::Offsets, 4 * l.groups)
+                   : store("::zero_point", onnx::kInt8, l.scale_dims, PayloadKind::ZeroPoints, l.groups);
+    }
+    if (l.factor_count()) factors = store("::factors", onnx::kFloat, l.factor_dims, PayloadKind::Factors, 4 * l.factor_count());
+    if (reshape) {
+      shape = unique(w + "::shape");
+      std::string raw(8 * t.dims.size(), '\0');
+      for (size_t d = 0; d < t.dims.size(); ++d) std::memcpy(&raw[8 * d], &t.dims[d], 8);
+      stored.push_back({shape, literal_tensor(shape, onnx::kInt64, {rank}, raw), onnx::kInt64, {rank}});
+    }
+
+    // The nodes that turn them back into the original tensor; the last one outputs its name.
+    const bool cast_back = t.data_type != onnx::kFloat;
+    const std::string prefix = w + "::dequantize/";
+    std::vector<Message> nodes;
+    std::string current;
+    struct Step {
+      std::string op;
+      std::vector<std::string> extra;  // inputs after the running value
+      std::vector<build::Attribute> attributes;
+    };
+    std::vector<Step> steps;
+    std::vector<std::string> first_inputs{codes};
+    if (l.codebook) {
+      steps.push_back({"Cast", {}, {{"to", onnx::kInt32}}});
+      steps.push_back({"Gather", {}, {}});  // Gather(table, indices): the table comes first
+    } else if (fold) {
+      steps.push_back({"Cast", {}, {{"to", onnx::kFloat}}});
+      steps.push_back({"Mul", {scale}, {}});
+      steps.push_back({"Add", {third}, {}});
+    } else {
+      std::vector<build::Attribute> attributes;
+      if (l.kind == Int8Layout::Rows || l.kind == Int8Layout::Columns) attributes.push_back({"axis", l.axis});
+      if (l.kind == Int8Layout::RowBlocks) attributes.push_back({"axis", 1}), attributes.push_back({"block_size", l.block});
+      if (l.kind == Int8Layout::ColumnBlocks) attributes.push_back({"axis", 0}), attributes.push_back({"block_size", l.block});
+      steps.push_back({"DequantizeLinear", {scale, third}, attributes});
+    }
+    if (reshape) steps.push_back({"Reshape", {shape}, {}});
+    if (!factors.empty()) steps.push_back({"Mul", {factors}, {}});
+    if (cast_back) steps.push_back({"Cast", {}, {{"to", t.data_type}}});
+    current = codes;
+    for (size_t k = 0; k < steps.size(); ++k) {
+      const Step& s = steps[k];
+      const bool last = k + 1 == steps.size();
+      const std::string out = last ? w : unique(w + "::" + std::to_string(k) + "_" + s.op);
+      std::vector<std::string> inputs = s.op == "Gather" ? std::vector<std::string>{table, current} : std::vector<std::string>{current};
+      if (s.op != "Gather") inputs.insert(inputs.end(), s.extra.begin(), s.extra.end());
+      nodes.push_back(build::node(s.op, unique(prefix + s.op), inputs, {out}, s.attributes));
+      current = out;
+    }
+
+    Edit e;
+    e.begin = constant ? index_.nodes[t.node].field.begin : t.field.begin;
+    e.end = constant ? index_.nodes[t.node].field.end : t.field.end;
+    e.container = index_.graphs[t.graph].container;
+    if (constant) {
+      // A Constant node becomes Constant nodes for the stored tensors followed by the chain, in place.
+      for (const Stored& st : stored) {
+        const Message node = build::node("Constant", unique(prefix + "Constant"), {}, {st.name}, {{"value", 0, &st.message}});
+        e.chunks.push_back(node.as_field(onnx::graph::kNode));
+      }
+      for (const Message& n : nodes) e.chunks.push_back(n.as_field(onnx::graph::kNode));
+    } else {
+      for (const Stored& st : stored) e.chunks.push_back(st.message.as_field(onnx::graph::kInitializer));
+      for (const Message& n : nodes) inserts[t.graph].push_back(n.as_field(onnx::graph::kNode));
+      graph_input_edit(t, stored);
+    }
+    plan_.edits.push_back(std::move(e));
+  }
+
+  // An initializer listed as a graph input (a default value the caller could override) cannot
+  // also be the output of the new nodes: the input goes. Before IR 4 every initializer had to be
+  // an input, so the new initializers are listed in its place.
+  void graph_input_edit(const TensorInfo& t, const std::vector<Stored>& stored) {
+    const GraphInfo& g = index_.graphs[t.graph];
+    for (const ValueField& v : g.inputs) {
+      if (v.info.name != t.name) continue;
+      Edit e;
+      e.begin = v.field.begin;
+      e.end = v.field.end;
+      e.container = g.container;
+      if (index_.ir_version < 4) {
+        for (const Stored& st : stored) e.chunks.push_back(build::value_info(st.name, st.type, st.dims).as_field(onnx::graph::kInput));
+      } else if (t.graph == 0) {
+        plan_.report.removed_inputs.push_back(t.name);
+      }
+      input_edits_.push_back(std::move(e));
+      break;
+    }
+  }
+
+  void opset_edits() {
+    if (raised_opset_ == 0) return;
+    for (const OpsetImport& o : index_.opsets) {
+      if (!o.domain.empty()) continue;
+      Message m;
+      m.string(onnx::opset::kDomain, "");
+      m.varint(onnx::opset::kVersion, static_cast<uint64_t>(raised_opset_));
+      Edit e;
+      e.begin = o.field.begin;
+      e.end = o.field.end;
+      e.chunks.push_back(m.as_field(onnx::model::kOpsetImport));
+      plan_.edits.push_back(std::move(e));
+    }
+    if (plan_.report.ir_version_after != index_.ir_version) {
+      Message m;
+      m.varint(onnx::model::kIrVersion, static_cast<uint64_t>(plan_.report.ir_version_after));
+      Edit e;
+      e.begin = index_.ir_version_field.begin;
+      e.end = index_.ir_version_field.end;
+      e.chunks.push_back(m.chunk());
+      plan_.edits.push_back(std::move(e));
+    }
+  }
+
+  void summarise() {
+    Report& r = plan_.report;
+    r.model_bytes_after = plan_.output_size;
+    r.external_bytes_after = plan_.external_size;
+    for (const TensorReport& t : r.tensors) {
+      if (!t.changed) continue;
+      ++r.tensors_changed;
+      r.weight_bytes_before += t.bytes_before;
+      r.weight_bytes_after += t.bytes_after;
+    }
+    r.unchanged = plan_.edits.empty();
+    uint64_t work = 0;
+    for (const Item& item : plan_.items) work += TensorData::raw_size(index_.tensors[item.tensor]);
+    plan_.work = work;
+  }
+
+  const ModelIndex& index_;
+  TensorData& data_;
+  const Options& options_;
+  const bool external_;
+  const Progress& progress_;
+  Plan plan_;
+  std::unordered_set<std::string> names_;
+  std::unordered_map<std::string, std::vector<Consumer>> readers_;
+  std::set<int32_t> changed_;
+  std::vector<Edit> input_edits_;
+  int64_t raised_opset_ = 0;
+  uint64_t external_cursor_ = 0;
+};
+
+}  // namespace
+
+Plan plan_shrink(const ModelIndex& index, TensorData& data, const Options& options, bool external_output,
+                 const Progress& progress) {
+  return Planner(index, data, options, external_output, progress).run();
+}
+
+}  // namespace onnx_shrink
