@@ -234,7 +234,7 @@ void Encoder::palette(int32_t i, const Payload& payload, Sink& out) {
   const double inverse = range > 0 ? 1.0 / static_cast<double>(range) : 0.0;
   const double half = levels / 2.0;
   const double zero = std::nearbyint(static_cast<double>(-lo) * inverse * (levels - 1)) - half;
-  const float scale32 = range / static_cast<float>(levels - 1);
+  const double scale = static_cast<double>(range) / (levels - 1);  // numpy 1.x: float32 / int -> float64
   const float inv32 = static_cast<float>(inverse), steps32 = static_cast<float>(levels - 1), zero32 = static_cast<float>(zero);
   // Returns the value; `level` gets its index (0 .. levels - 1).
   auto uniform_value = [&](float v, uint32_t& level) -> float {
@@ -244,7 +244,7 @@ void Encoder::palette(int32_t i, const Payload& payload, Sink& out) {
     q = q < static_cast<float>(-half) ? static_cast<float>(-half) : q > static_cast<float>(half - 1) ? static_cast<float>(half - 1) : q;
     const int32_t qi = static_cast<int32_t>(q);  // numpy's astype(int32): truncation
     level = static_cast<uint32_t>(static_cast<int64_t>(std::floor(static_cast<double>(qi) + half)));
-    return static_cast<float>((static_cast<double>(qi) - zero) * static_cast<double>(scale32));
+    return static_cast<float>((static_cast<double>(qi) - zero) * scale);
   };
 
   uint32_t used = 0;

@@ -2,7 +2,8 @@
 //
 // A chain starts at an integer constant and ends at the value the rest of the graph reads:
 //   DequantizeLinear(codes, scale[, zero_point]) [-> Reshape(const)] [-> Cast(to float type)]
-//   Cast(codes, to float) -> Mul(const) [-> Add/Sub(const)] [-> Reshape(const)] [-> Cast(to float type)]
+//   Cast(codes, to float) -> Mul(const) [-> Add/Sub(const)] [-> Reshape(const)] [-> Mul(const)] [-> Cast(to float type)]
+//   Cast(codes, to int32) -> Gather(const table, .) -> Mul(const) [-> Cast(to float type)]   (codebooks)
 // Every intermediate value must be read only by the next node of the chain. The chain's nodes are
 // removed, its final value becomes a tensor (an initializer, or a Constant node where the codes
 // were a Constant node), and constants nothing else reads are removed too. The values are
@@ -24,7 +25,7 @@ namespace onnx_shrink {
 namespace {
 
 struct Step {
-  enum Kind : uint8_t { Dequantize, CastTo, Mul, Add, Sub, Reshape } kind;
+  enum Kind : uint8_t { Dequantize, CastTo, Mul, Add, Sub, Reshape, Lookup } kind;
   int32_t node = -1;
   int32_t constant = -1;   // the second operand (scale, factor, shape)
   int32_t zero = -1;       // DequantizeLinear zero point
@@ -144,6 +145,7 @@ class Expander {
         case Step::CastTo: cast(x, s.to); break;
         case Step::Mul: case Step::Add: case Step::Sub: binary(x, load(s.constant), s.kind); break;
         case Step::Reshape: x.dims = resolve_shape(x, load_shape(s.constant), c); break;
+        case Step::Lookup: lookup(x, load(s.constant), c); break;
       }
     }
     return x;
@@ -164,7 +166,18 @@ class Expander {
     return shape;
   }
 
+  static void lookup(Array& x, const Array& table, const Chain& c) {
+    for (float& v : x.values) {
+      const float index = v < 0 ? v + static_cast<float>(table.values.size()) : v;  // Gather counts from the end
+      if (!(index >= 0) || index >= static_cast<float>(table.values.size())) {
+        throw Error(ErrorCode::Malformed, "the Gather producing '" + c.output + "' indexes past its table");
+      }
+      v = table.values[static_cast<size_t>(index)];
+    }
+  }
+
   static void cast(Array& x, int32_t to) {
+    if (!onnx::is_float_weight_type(to)) return;  // integer codes to integer indices: same values
     for (float& v : x.values) {
       if (to == onnx::kFloat16) v = kernels::half_to_float(kernels::float_to_half(v));
       else if (to == onnx::kBfloat16) v = kernels::bfloat_to_float(kernels::float_to_bfloat(v));
@@ -361,12 +374,13 @@ class ExpandPlanner {
       } else if (n.op_type == "Cast") {
         Step s{Step::CastTo, id};
         s.to = static_cast<int32_t>(cast_to(n));
-        if (!onnx::is_float_weight_type(s.to)) continue;
-        c.steps.push_back(s);
-        c.out_type = s.to;
-        // Cast alone is not a dequantization: a Mul must follow.
+        // Cast alone is not a dequantization: a Mul must follow (or, for indices, a Gather).
         const int32_t next = sole_reader(g, value);
-        if (next < 0 || index_.nodes[next].op_type != "Mul") continue;
+        const std::string next_op = next >= 0 ? index_.nodes[next].op_type : "";
+        const bool to_float = onnx::is_float_weight_type(s.to);
+        if (!(to_float && next_op == "Mul") && !((s.to == onnx::kInt32 || s.to == onnx::kInt64) && next_op == "Gather")) continue;
+        c.steps.push_back(s);
+        c.out_type = to_float ? s.to : onnx::kFloat;
       } else {
         continue;
       }
@@ -384,6 +398,15 @@ class ExpandPlanner {
           s.kind = m.op_type == "Mul" ? Step::Mul : m.op_type == "Add" ? Step::Add : Step::Sub;
           s.constant = constant(g, m.inputs[other]);
           if (s.constant < 0 || !onnx::is_float_weight_type(index_.tensors[s.constant].data_type)) break;
+        } else if (m.op_type == "Gather") {
+          if (m.inputs.size() != 2 || m.inputs[1] != value || m.axis != 0) break;
+          s.kind = Step::Lookup;
+          s.constant = constant(g, m.inputs[0]);
+          if (s.constant < 0 || index_.tensors[s.constant].dims.size() != 1 ||
+              !onnx::is_float_weight_type(index_.tensors[s.constant].data_type)) {
+            break;
+          }
+          c.out_type = index_.tensors[s.constant].data_type;
         } else if (m.op_type == "Reshape") {
           if (m.inputs.size() < 2 || m.inputs[0] != value) break;
           s.kind = Step::Reshape;
@@ -401,6 +424,10 @@ class ExpandPlanner {
         value = m.outputs[0];
       }
       if (c.steps.size() < (n.op_type == "Cast" ? 2u : 1u)) continue;
+      if (c.steps[0].kind == Step::CastTo && !onnx::is_float_weight_type(c.steps[0].to) &&
+          (c.steps.size() < 2 || c.steps[1].kind != Step::Lookup)) {
+        continue;
+      }
       c.output = value;
       if (!plan_dims(c)) continue;
       for (const Step& s : c.steps) taken_.insert(s.node);

@@ -462,7 +462,7 @@ class Planner {
       for (size_t i = 0; i < changed.size() && i < 8; ++i) list += (i ? ", " : "") + changed[i];
       if (changed.size() > 8) list += ", ...";
       throw Error(ErrorCode::Unsupported, std::string("--form dq: ") + why + ", the model uses opset " +
-                                              std::to_string(current) + ", and raising it would change the meaning of " +
+                                              std::to_string(current) + ", and these operators it uses have definitions that changed by then: " +
                                               list + ". Use --form fold: it works at opset " + std::to_string(current) +
                                               " and onnxruntime folds it at load, so inference speed is unchanged");
     }
@@ -470,7 +470,7 @@ class Planner {
     OpsetChange change;
     change.from = current;
     change.to = required;
-    change.reason = std::string(why) + "; no operator used by the model changed meaning between the two";
+    change.reason = std::string(why) + "; no operator the model uses changed behaviour between the two";
     plan_.report.opset_changes.push_back(change);
     const int64_t ir = ir_version_for_opset(required);
     if (index_.ir_version < ir) plan_.report.ir_version_after = ir;

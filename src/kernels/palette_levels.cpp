@@ -101,12 +101,19 @@ Design run_ecsq(const Histogram& h, const Prefix& p, uint32_t count, double lamb
       thresholds[j] = t;
     }
     const Cells c = assign(h, p, thresholds);
+    // The cell holding 0 keeps the level 0 exactly: zero weights (pruned channels, padding) must
+    // stay zero, or dead channels come alive. A centroid is never exactly 0.
+    size_t zero_cell = levels.size();
+    if (lo < 0 && hi > 0) {
+      zero_cell = 0;
+      while (zero_cell < thresholds.size() && thresholds[zero_cell] <= 0) ++zero_cell;
+    }
     // New levels: centroids of non-empty cells; empty cells disappear.
     std::vector<double> next, next_lengths;
     double moved = 0;
     for (size_t j = 0; j < levels.size(); ++j) {
       if (!c.n[j]) continue;
-      const double centroid = c.s[j] / static_cast<double>(c.n[j]);
+      const double centroid = j == zero_cell ? 0.0 : c.s[j] / static_cast<double>(c.n[j]);
       moved = std::max(moved, std::fabs(centroid - levels[j]));
       next.push_back(centroid);
       next_lengths.push_back(-det_log2(static_cast<double>(c.n[j]) / total));
@@ -135,8 +142,9 @@ Design run_ecsq(const Histogram& h, const Prefix& p, uint32_t count, double lamb
 
 double det_log2(double x) {
   int e = 0;
-  const double m = std::frexp(x, &e);  // x = m 2^e, m in [0.5, 1)
-  // ln m = 2 atanh z with z = (m - 1) / (m + 1) in [-1/3, 0): the series converges by 1/9 a term.
+  double m = std::frexp(x, &e);  // x = m 2^e, m in [0.5, 1)
+  if (m < 0.70710678118654752) m *= 2, e -= 1;  // m in [0.707, 1.414): exact 0 for powers of two
+  // ln m = 2 atanh z with z = (m - 1) / (m + 1), |z| < 0.172: the series converges fast.
   const double z = (m - 1) / (m + 1), z2 = z * z;
   double term = z, sum = 0;
   for (int k = 1; k < 64; k += 2) {
@@ -164,6 +172,26 @@ Histogram make_histogram(float min, float max, uint32_t levels) {
   h.counts.assign(h.bins, 0);
   h.sums.assign(h.bins, 0.0);
   return h;
+}
+
+// Levels at the centroids of their cells shrink the tensor: sum q^2 = sum x q = sum x^2 - error, so
+// every layer's gain drops a little and the drops compound through a network (and through the
+// steps of a recurrent one). Scaling the levels by sum x^2 / sum x q makes the error uncorrelated
+// with the values, as rounding to a uniform grid is, at a negligible cost in squared error.
+static void remove_gain_bias(const Histogram& h, const Prefix& p, Design& d) {
+  const Cells c = assign(h, p, d.thresholds);
+  double xq = 0, q2 = 0, x2 = 0;
+  for (size_t j = 0; j < d.levels.size(); ++j) {
+    xq += d.levels[j] * c.s[j];
+    q2 += d.levels[j] * d.levels[j] * static_cast<double>(c.n[j]);
+    x2 += c.q[j];  // between-bin part of sum x^2; the rest is the same for x q up to bin width
+  }
+  x2 += intra_bin_error(h, p);
+  if (!(xq > 0) || !(q2 > 0)) return;
+  const double gain = x2 / xq;
+  if (!(gain > 0.5 && gain < 2.0)) return;
+  for (double& v : d.levels) v *= gain;
+  evaluate(h, p, d);
 }
 
 Design uniform(const Histogram& h, uint32_t levels) {
@@ -194,6 +222,7 @@ Design choose(const Histogram& h, uint32_t levels, Choice choice) {
   auto beats_uniform = [&](const Design& d) { return d.sse + intra <= (u.sse + intra) * (1 - kMargin); };
 
   Design k = run_ecsq(h, p, levels, 0.0);
+  remove_gain_bias(h, p, k);
   if (choice == Choice::KMeans) return beats_uniform(k) ? k : u;
   if (k.entropy <= u.entropy && beats_uniform(k)) return k;
 
@@ -217,6 +246,7 @@ Design choose(const Histogram& h, uint32_t levels, Choice choice) {
       lo = mid;
     }
   }
+  remove_gain_bias(h, p, feasible);
   return beats_uniform(feasible) ? feasible : u;
 }
 

@@ -1,0 +1,284 @@
+// The engine end to end on the two real models (tests/fixtures), through the public API.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <vector>
+
+#include "onnx_shrink.h"
+
+using namespace onnx_shrink;
+
+namespace {
+
+std::vector<uint8_t> load(const std::string& name) {
+  std::ifstream f(std::string(ONNX_SHRINK_FIXTURES) + "/" + name, std::ios::binary);
+  return std::vector<uint8_t>(std::istreambuf_iterator<char>(f), {});
+}
+
+const std::vector<uint8_t>& silero() {
+  static const std::vector<uint8_t> bytes = load("silero_vad_v5.onnx");
+  return bytes;
+}
+const std::vector<uint8_t>& det() {
+  static const std::vector<uint8_t> bytes = load("ch_PP-OCRv4_det_infer.onnx");
+  return bytes;
+}
+
+std::vector<uint8_t> run(const std::vector<uint8_t>& model, const Options& o, Report* report = nullptr) {
+  MemorySource source(model.data(), model.size());
+  VectorSink out;
+  Report r = shrink(source, o, &out);
+  if (report) *report = r;
+  return out.bytes;
+}
+
+Options mode(Mode m, Scheme s = Scheme::Auto) {
+  Options o;
+  o.mode = m;
+  o.scheme = s;
+  return o;
+}
+
+std::vector<Options> all_modes() {
+  std::vector<Options> v = {mode(Mode::Int8), mode(Mode::Int8, Scheme::Channel), mode(Mode::Int8, Scheme::Tensor),
+                            mode(Mode::Palette), mode(Mode::Palette, Scheme::KMeans), mode(Mode::Palette, Scheme::Uniform)};
+  Options blocks = mode(Mode::Int8);
+  blocks.block = 32;
+  v.push_back(blocks);
+  Options dq = mode(Mode::Int8);
+  dq.form = Form::Dq;
+  v.push_back(dq);  // silero (opset 16) can take per-axis DequantizeLinear
+  return v;
+}
+
+}  // namespace
+
+TEST(Engine, NothingToShrinkComesBackByteIdentical) {
+  for (const auto* model : {&silero(), &det()}) {
+    Options o;
+    o.min_elements = uint64_t(1) << 40;
+    Report r;
+    const std::vector<uint8_t> out = run(*model, o, &r);
+    EXPECT_EQ(out, *model);
+    EXPECT_TRUE(r.unchanged);
+    EXPECT_EQ(r.tensors_changed, 0u);
+    EXPECT_NE(r.summary.find("Nothing to shrink"), std::string::npos);
+  }
+}
+
+TEST(Engine, ShrinkingTwiceChangesNothing) {
+  // The 8-bit output holds no large float tensors any more.
+  const std::vector<uint8_t> once = run(silero(), Options());
+  Report r;
+  const std::vector<uint8_t> twice = run(once, Options(), &r);
+  EXPECT_EQ(once, twice);
+  EXPECT_TRUE(r.unchanged);
+}
+
+TEST(Engine, EveryModeShrinksAndIsDeterministic) {
+  for (const Options& o : all_modes()) {
+    Report r;
+    const std::vector<uint8_t> a = run(silero(), o, &r);
+    const std::vector<uint8_t> b = run(silero(), o);
+    EXPECT_EQ(a, b);
+    EXPECT_EQ(r.tensors_changed, 12u);
+    EXPECT_EQ(r.model_bytes_after, a.size());
+    if (o.mode == Mode::Int8) {
+      EXPECT_LT(a.size(), silero().size() * 45 / 100) << static_cast<int>(o.scheme);
+    } else {
+      EXPECT_EQ(a.size(), silero().size());  // palette keeps the raw size
+    }
+    for (const TensorReport& t : r.tensors) {
+      EXPECT_TRUE(t.changed) << t.name;
+      // The seed's per-tensor scales and palettes reach only ~20 dB on this model's convolutions.
+      const bool coarse = o.mode == Mode::Palette || o.scheme == Scheme::Tensor;
+      EXPECT_GT(t.sqnr_db, coarse ? 15.0 : 30.0) << t.name;
+    }
+  }
+}
+
+TEST(Engine, ReadingInSlicesGivesTheSameBytes) {
+  // The model read through a callback in small slices (as a File in a browser) produces exactly
+  // the output of the model in memory.
+  for (const auto* model : {&silero(), &det()}) {
+    for (const Options& o : {mode(Mode::Int8), mode(Mode::Palette)}) {
+      const std::vector<uint8_t> expected = run(*model, o);
+      size_t reads = 0;
+      CallbackSource sliced(model->size(), [&](uint64_t offset, void* dst, size_t length) {
+        ++reads;
+        std::memcpy(dst, model->data() + offset, length);
+      });
+      VectorSink out;
+      shrink(sliced, o, &out);
+      EXPECT_EQ(out.bytes, expected);
+      EXPECT_GT(reads, 0u);
+    }
+  }
+}
+
+TEST(Engine, InspectReportsWhatShrinkDoes) {
+  Report shrunk, inspected;
+  run(det(), Options(), &shrunk);
+  MemorySource source(det().data(), det().size());
+  inspected = shrink(source, Options(), nullptr);
+  ASSERT_EQ(shrunk.tensors.size(), inspected.tensors.size());
+  EXPECT_EQ(shrunk.model_bytes_after, inspected.model_bytes_after);
+  for (size_t i = 0; i < shrunk.tensors.size(); ++i) {
+    EXPECT_EQ(shrunk.tensors[i].sqnr_db, inspected.tensors[i].sqnr_db);
+    EXPECT_EQ(shrunk.tensors[i].scheme, inspected.tensors[i].scheme);
+  }
+  const std::string json = to_json(inspected);
+  EXPECT_NE(json.find("\"tensors\":["), std::string::npos);
+  EXPECT_NE(json.find("\"conv2d_107.w_0\""), std::string::npos);
+}
+
+TEST(Engine, ReportDescribesTheModel) {
+  Report r;
+  run(silero(), Options(), &r);
+  EXPECT_EQ(r.ir_version, 8);
+  ASSERT_EQ(r.opsets.size(), 1u);
+  EXPECT_EQ(r.opsets[0].second, 16);
+  ASSERT_EQ(r.inputs.size(), 3u);
+  EXPECT_EQ(r.inputs[0].name, "input");
+  EXPECT_EQ(r.inputs[2].dtype, "int64");
+  ASSERT_EQ(r.outputs.size(), 2u);
+  for (const TensorReport& t : r.tensors) {
+    EXPECT_EQ(t.location, "constant");
+    EXPECT_NE(t.graph.find("main/If_0:"), std::string::npos) << t.graph;
+  }
+}
+
+TEST(Engine, SeedSchemeIsSmallestAndChannelSchemesStayWithinFivePercent) {
+  Report tensor, channel, automatic;
+  for (const auto* model : {&silero(), &det()}) {
+    const size_t t = run(*model, mode(Mode::Int8, Scheme::Tensor), &tensor).size();
+    const size_t c = run(*model, mode(Mode::Int8, Scheme::Channel), &channel).size();
+    const size_t a = run(*model, mode(Mode::Int8), &automatic).size();
+    EXPECT_LE(t, c);
+    EXPECT_LE(c, t * 105 / 100);
+    EXPECT_LE(a, t * 105 / 100);
+  }
+}
+
+TEST(Engine, DequantizeLinearFormRefusesWhenTheOpsetCannotBeRaised) {
+  Options o;
+  o.form = Form::Dq;
+  try {
+    run(det(), o);  // opset 11, and Softmax/Resize/... changed by 13
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code, ErrorCode::Unsupported);
+    EXPECT_NE(std::string(e.what()).find("--form fold"), std::string::npos) << e.what();
+  }
+  Report r;
+  run(silero(), o, &r);  // opset 16: per-axis DequantizeLinear needs nothing
+  EXPECT_TRUE(r.opset_changes.empty());
+  o.block = 32;  // blocks need 21, but ReduceMean's axes moved to an input at 18
+  try {
+    run(silero(), o);
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("ReduceMean"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Engine, ExcludedTensorsAreLeftAlone) {
+  Report first;
+  run(silero(), Options(), &first);
+  Options o;
+  o.exclude = {first.tensors[0].name};
+  o.exclude_ops = {"Slice"};
+  Report r;
+  run(silero(), o, &r);
+  EXPECT_FALSE(r.tensors[0].changed);
+  EXPECT_EQ(r.tensors[0].reason, "excluded by name");
+  size_t slices = 0;
+  for (const TensorReport& t : r.tensors) {
+    if (t.consumers == std::vector<std::string>{"Slice"}) {
+      ++slices;
+      EXPECT_FALSE(t.changed);
+    }
+  }
+  EXPECT_EQ(slices, 4u);
+}
+
+TEST(Engine, ProgressIsMonotoneAndCancellable) {
+  MemorySource source(det().data(), det().size());
+  VectorSink out;
+  Io io;
+  double last = -1;
+  bool monotone = true;
+  io.progress = [&](double f, const char* stage) {
+    if (std::string(stage) == "writing") {
+      monotone &= f >= last;
+      last = f;
+    }
+    return true;
+  };
+  shrink(source, Options(), &out, io);
+  EXPECT_TRUE(monotone);
+  EXPECT_EQ(last, 1.0);
+
+  io.progress = [](double, const char*) { return false; };
+  VectorSink cancelled;
+  try {
+    shrink(source, Options(), &cancelled, io);
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code, ErrorCode::Cancelled);
+  }
+  EXPECT_TRUE(cancelled.bytes.empty());  // stopped while reading, before writing
+}
+
+TEST(Engine, OptionsAreValidated) {
+  auto bad = [](Options o) {
+    try {
+      validate(o);
+      return false;
+    } catch (const Error& e) {
+      return e.code == ErrorCode::BadOption && std::string(e.what()).size() > 10;
+    }
+  };
+  Options o;
+  o.mode = Mode::Palette;
+  o.levels = 1;
+  EXPECT_TRUE(bad(o));
+  o.levels = 70000;
+  EXPECT_TRUE(bad(o));
+  o.levels = 256;
+  o.scheme = Scheme::Tensor;
+  EXPECT_TRUE(bad(o));
+  Options p;
+  p.block = 48;
+  EXPECT_TRUE(bad(p));
+  p.block = 32;
+  p.scheme = Scheme::KMeans;
+  EXPECT_TRUE(bad(p));
+  Options q;
+  q.external = ExternalData::External;
+  EXPECT_TRUE(bad(q));
+  q.external_location = "../x.data";
+  EXPECT_TRUE(bad(q));
+  q.external_location = "x.data";
+  EXPECT_FALSE(bad(q));
+}
+
+TEST(Engine, ExpandUndoesTheGraphChanges) {
+  for (const Options& o : {mode(Mode::Int8), mode(Mode::Int8, Scheme::Tensor)}) {
+    const std::vector<uint8_t> shrunk = run(silero(), o);
+    MemorySource source(shrunk.data(), shrunk.size());
+    VectorSink expanded;
+    const Report r = expand(source, expanded);
+    EXPECT_EQ(r.tensors_changed, 12u) << static_cast<int>(o.scheme);
+    // Back to float tensors of the original sizes: within a few hundred bytes of the original.
+    EXPECT_NEAR(static_cast<double>(expanded.bytes.size()), static_cast<double>(silero().size()), 2000.0);
+    // And nothing left to expand.
+    MemorySource again(expanded.bytes.data(), expanded.bytes.size());
+    VectorSink twice;
+    EXPECT_TRUE(expand(again, twice).unchanged);
+    EXPECT_EQ(twice.bytes, expanded.bytes);
+  }
+}

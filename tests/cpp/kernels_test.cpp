@@ -1,0 +1,342 @@
+// The kernels: every SIMD version against its scalar reference (bit-identical results where they
+// reach the output file), and the scalar references against first principles.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <vector>
+
+#include "kernels/kernels.h"
+#include "kernels/palette_levels.h"
+
+namespace k = onnx_shrink::kernels;
+namespace palette = onnx_shrink::palette;
+
+namespace {
+
+// Random weights with a few outliers, deterministic. `offset` shifts them to exercise misaligned
+// loads: the returned pointer is offset bytes into the buffer.
+struct Values {
+  std::vector<uint8_t> buffer;
+  const uint8_t* data = nullptr;
+  size_t n = 0;
+  float at(size_t i) const { return k::load_f32(data + 4 * i); }
+};
+
+Values make_values(size_t n, uint32_t seed, size_t offset = 1, float outlier = 8.0f) {
+  std::mt19937 rng(seed);
+  std::normal_distribution<float> normal(0.0f, 0.05f);
+  Values v;
+  v.buffer.resize(4 * n + 16);
+  v.data = v.buffer.data() + offset;
+  v.n = n;
+  for (size_t i = 0; i < n; ++i) {
+    float x = normal(rng);
+    if (rng() % 997 == 0) x *= outlier;
+    if (rng() % 101 == 0) x = 0.0f;  // exact zeros must survive
+    k::store_f32(v.buffer.data() + offset + 4 * i, x);
+  }
+  return v;
+}
+
+#if ONNX_SHRINK_SIMD
+constexpr bool kHaveSimd = true;
+#else
+constexpr bool kHaveSimd = false;
+#endif
+
+}  // namespace
+
+TEST(Kernels, MinMaxMatchesScalarAndFindsNonFinite) {
+  for (size_t n : {0, 1, 3, 15, 16, 17, 63, 1000, 4097}) {
+    const Values v = make_values(n, 7 + static_cast<uint32_t>(n), 3);
+    float lo1 = 1e9f, hi1 = -1e9f, lo2 = 1e9f, hi2 = -1e9f;
+    bool f1 = true, f2 = true;
+    k::scalar::minmax(v.data, n, lo1, hi1, f1);
+    k::minmax(v.data, n, lo2, hi2, f2);
+    float lo = 1e9f, hi = -1e9f;
+    for (size_t i = 0; i < n; ++i) lo = std::min(lo, v.at(i)), hi = std::max(hi, v.at(i));
+    EXPECT_EQ(lo1, lo) << n;
+    EXPECT_EQ(hi1, hi) << n;
+    EXPECT_EQ(lo2, lo) << n;
+    EXPECT_EQ(hi2, hi) << n;
+    EXPECT_TRUE(f1 && f2);
+  }
+  for (float bad : {NAN, INFINITY, -INFINITY}) {
+    for (size_t where : {0, 5, 17, 999}) {
+      Values v = make_values(1000, 3);
+      k::store_f32(v.buffer.data() + 1 + 4 * where, bad);
+      float lo = 0, hi = 0;
+      bool f1 = true, f2 = true;
+      k::scalar::minmax(v.data, 1000, lo, hi, f1);
+      k::minmax(v.data, 1000, lo, hi, f2);
+      EXPECT_FALSE(f1) << where;
+      EXPECT_FALSE(f2) << where;
+    }
+  }
+}
+
+TEST(Kernels, MinMaxColumnsMatchesScalar) {
+  for (size_t cols : {1, 3, 4, 7, 16, 33}) {
+    const size_t rows = 29;
+    const Values v = make_values(rows * cols, 11, 2);
+    std::vector<float> lo1(cols, 1e9f), hi1(cols, -1e9f), lo2 = lo1, hi2 = hi1;
+    bool f1 = true, f2 = true;
+    k::scalar::minmax_columns(v.data, rows, cols, lo1.data(), hi1.data(), f1);
+    k::minmax_columns(v.data, rows, cols, lo2.data(), hi2.data(), f2);
+    EXPECT_EQ(lo1, lo2);
+    EXPECT_EQ(hi1, hi2);
+    for (size_t c = 0; c < cols; ++c) {
+      float lo = 1e9f;
+      for (size_t r = 0; r < rows; ++r) lo = std::min(lo, v.at(r * cols + c));
+      EXPECT_EQ(lo1[c], lo);
+    }
+  }
+}
+
+TEST(Kernels, Int8ParamsKeepZeroExactAndCoverTheRange) {
+  for (auto [lo, hi] : std::vector<std::pair<float, float>>{{-1.0f, 1.0f}, {-0.3f, 2.5f}, {0.5f, 2.0f}, {-4.0f, -1.0f}, {0, 0}}) {
+    const k::Int8Params p = k::int8_params(lo, hi);
+    // 0 maps to the zero point and comes back exactly.
+    EXPECT_EQ(static_cast<float>(p.zero) * p.scale + p.offset, 0.0f) << lo << " " << hi;
+    EXPECT_GE(p.zero, -128);
+    EXPECT_LE(p.zero, 127);
+    // The extremes are within half a step of a code.
+    for (float x : {lo, hi}) {
+      int8_t q;
+      k::ErrorSums e;
+      const uint8_t* bytes = reinterpret_cast<const uint8_t*>(&x);
+      k::scalar::quantize(bytes, 1, p, &q, e);
+      EXPECT_LE(std::fabs(static_cast<float>(q) * p.scale + p.offset - x), 0.5f * p.scale * 1.0001f) << x;
+    }
+  }
+}
+
+TEST(Kernels, QuantizeMatchesScalarBitForBit) {
+  for (size_t n : {1, 15, 16, 17, 100, 4096, 10007}) {
+    const Values v = make_values(n, 100 + static_cast<uint32_t>(n), 1);
+    float lo = v.at(0), hi = v.at(0);
+    bool finite = true;
+    k::scalar::minmax(v.data, n, lo, hi, finite);
+    const k::Int8Params p = k::int8_params(lo, hi);
+    std::vector<int8_t> a(n), b(n);
+    k::ErrorSums ea, eb;
+    k::scalar::quantize(v.data, n, p, a.data(), ea);
+    k::quantize(v.data, n, p, b.data(), eb);
+    EXPECT_EQ(a, b) << n;
+    EXPECT_NEAR(ea.noise, eb.noise, 1e-6 * ea.noise + 1e-30);
+    EXPECT_NEAR(ea.signal, eb.signal, 1e-6 * ea.signal);
+    // The error is at most half a step per value.
+    for (size_t i = 0; i < n; ++i) {
+      EXPECT_LE(std::fabs(static_cast<float>(a[i]) * p.scale + p.offset - v.at(i)), 0.5001f * p.scale) << i;
+    }
+  }
+}
+
+TEST(Kernels, QuantizeColumnsMatchesScalar) {
+  for (size_t cols : {1, 15, 16, 17, 48, 50}) {
+    const size_t rows = 37;
+    const Values v = make_values(rows * cols, 5, 3);
+    std::vector<float> lo(cols), hi(cols);
+    for (size_t c = 0; c < cols; ++c) lo[c] = hi[c] = v.at(c);
+    bool finite = true;
+    k::scalar::minmax_columns(v.data, rows, cols, lo.data(), hi.data(), finite);
+    std::vector<k::Int8Params> params(cols);
+    for (size_t c = 0; c < cols; ++c) params[c] = k::int8_params(lo[c], hi[c]);
+    std::vector<int8_t> a(rows * cols), b(rows * cols);
+    k::ErrorSums ea, eb;
+    k::scalar::quantize_columns(v.data, rows, cols, params.data(), a.data(), ea);
+    k::quantize_columns(v.data, rows, cols, params.data(), b.data(), eb);
+    EXPECT_EQ(a, b) << cols;
+    EXPECT_NEAR(ea.noise, eb.noise, 1e-6 * ea.noise + 1e-30);
+  }
+}
+
+TEST(Kernels, SeedQuantizeMatchesScalarAndTheFormula) {
+  const size_t n = 5003;
+  const Values v = make_values(n, 42, 2);
+  float lo = v.at(0), hi = v.at(0);
+  bool finite = true;
+  k::scalar::minmax(v.data, n, lo, hi, finite);
+  const k::SeedParams p = k::seed_params(lo, hi);
+  std::vector<int8_t> a(n), b(n);
+  k::ErrorSums ea, eb;
+  k::scalar::quantize_seed(v.data, n, p, a.data(), ea);
+  k::quantize_seed(v.data, n, p, b.data(), eb);
+  EXPECT_EQ(a, b);
+  // The formula written out in double where numpy uses float64 and float where it uses float32.
+  const double inverse = 1.0 / static_cast<double>(hi - lo);
+  const double zero = std::nearbyint(static_cast<double>(-lo) * inverse * 255.0) - 128.0;
+  for (size_t i = 0; i < n; i += 97) {
+    float t = std::nearbyint(v.at(i) * static_cast<float>(inverse) * 255.0f) + static_cast<float>(zero);
+    t = std::min(127.0f, std::max(-128.0f, t));
+    EXPECT_EQ(a[i], static_cast<int8_t>(t)) << i;
+  }
+}
+
+TEST(Kernels, HalfConversionIsExactBothWays) {
+  // Every half widens exactly, and narrowing that float gives the half back (NaN stays NaN).
+  std::vector<uint8_t> halves(2 * 65536), floats(4 * 65536), floats2(4 * 65536);
+  for (uint32_t h = 0; h < 65536; ++h) {
+    const uint16_t v = static_cast<uint16_t>(h);
+    std::memcpy(&halves[2 * h], &v, 2);
+  }
+  k::scalar::halves_to_floats(halves.data(), 65536, floats.data());
+  k::halves_to_floats(halves.data(), 65536, floats2.data());
+  EXPECT_EQ(floats, floats2);
+  for (uint32_t h = 0; h < 65536; ++h) {
+    const float f = k::load_f32(floats.data() + 4 * h);
+    if (std::isnan(f)) {
+      EXPECT_TRUE((h & 0x7c00) == 0x7c00 && (h & 0x3ff));
+      continue;
+    }
+    EXPECT_EQ(k::float_to_half(f), h) << h;
+    // First principles: value = (-1)^s 2^(e-15) (1 + m/1024), or 2^-14 m/1024 when e == 0.
+    const int e = (h >> 10) & 31, m = h & 1023;
+    const double expect = (h & 0x8000 ? -1.0 : 1.0) * (e == 0 ? std::ldexp(m / 1024.0, -14) : e == 31 ? INFINITY : std::ldexp(1.0 + m / 1024.0, e - 15));
+    EXPECT_EQ(static_cast<double>(f), expect) << h;
+  }
+  // Rounding to nearest, ties to even, between two halves.
+  EXPECT_EQ(k::float_to_half(1.0f + std::ldexp(1.0f, -11)), 0x3c00);      // tie: down to even
+  EXPECT_EQ(k::float_to_half(1.0f + 3 * std::ldexp(1.0f, -11)), 0x3c02);  // tie: up to even
+  EXPECT_EQ(k::float_to_half(65520.0f), 0x7c00);                          // rounds to infinity
+  EXPECT_EQ(k::float_to_half(65519.0f), 0x7bff);
+}
+
+TEST(Kernels, BfloatConversion) {
+  std::vector<uint8_t> halves(2 * 1024), a(4 * 1024), b(4 * 1024);
+  std::mt19937 rng(1);
+  for (size_t i = 0; i < 1024; ++i) {
+    const uint16_t v = static_cast<uint16_t>(rng());
+    std::memcpy(&halves[2 * i], &v, 2);
+  }
+  k::scalar::bfloats_to_floats(halves.data(), 1024, a.data());
+  k::bfloats_to_floats(halves.data(), 1024, b.data());
+  EXPECT_EQ(a, b);
+  EXPECT_EQ(k::float_to_bfloat(1.0f), 0x3f80);
+  EXPECT_EQ(k::float_to_bfloat(1.0f + std::ldexp(1.0f, -8)), 0x3f80);  // tie to even
+  EXPECT_EQ(k::bfloat_to_float(0x3f80), 1.0f);
+}
+
+TEST(Kernels, HistogramAndPaletteIndicesMatchScalar) {
+  const size_t n = 20011;
+  const Values v = make_values(n, 9, 1);
+  float lo = v.at(0), hi = v.at(0);
+  bool finite = true;
+  k::scalar::minmax(v.data, n, lo, hi, finite);
+  palette::Histogram h1 = palette::make_histogram(lo, hi, 256), h2 = h1;
+  k::scalar::histogram(v.data, n, h1.min, h1.bin_scale, h1.bins, h1.counts.data(), h1.sums.data());
+  k::histogram(v.data, n, h2.min, h2.bin_scale, h2.bins, h2.counts.data(), h2.sums.data());
+  EXPECT_EQ(h1.counts, h2.counts);
+  EXPECT_EQ(h1.sums, h2.sums);  // accumulated in the same order: identical
+  uint64_t total = 0;
+  for (uint64_t c : h1.counts) total += c;
+  EXPECT_EQ(total, n);
+
+  const palette::Design d = palette::choose(h1, 256, palette::Choice::Auto);
+  std::vector<float> thresholds(d.thresholds.begin(), d.thresholds.end());
+  // A deliberately poor guess table: the result must not depend on it.
+  std::vector<uint16_t> guess(h1.bins, 0), a(n), b(n);
+  k::scalar::palette_indices(v.data, n, h1.min, h1.bin_scale, h1.bins, guess.data(), thresholds.data(),
+                             static_cast<uint32_t>(d.levels.size()), a.data());
+  k::palette_indices(v.data, n, h1.min, h1.bin_scale, h1.bins, guess.data(), thresholds.data(),
+                     static_cast<uint32_t>(d.levels.size()), b.data());
+  EXPECT_EQ(a, b);
+  for (size_t i = 0; i < n; i += 13) {
+    const float x = v.at(i);
+    const size_t j = a[i];
+    if (j > 0) {
+      EXPECT_GE(x, thresholds[j - 1]);
+    }
+    if (j + 1 < d.levels.size()) {
+      EXPECT_LT(x, thresholds[j]);
+    }
+  }
+}
+
+TEST(Kernels, BinsSurviveInfinityAndNaN) {
+  // A bin position past the end (or NaN) clamps the same way in both versions instead of indexing
+  // out of bounds.
+  std::vector<uint8_t> bytes(4 * 8);
+  const float values[8] = {0.0f, 1.0f, INFINITY, -INFINITY, NAN, 3e38f, -3e38f, 0.5f};
+  std::memcpy(bytes.data(), values, sizeof values);
+  std::vector<uint64_t> c1(16, 0), c2(16, 0);
+  std::vector<double> s1(16, 0), s2(16, 0);
+  k::scalar::histogram(bytes.data(), 8, 0.0f, 8.0f, 16, c1.data(), s1.data());
+  k::histogram(bytes.data(), 8, 0.0f, 8.0f, 16, c2.data(), s2.data());
+  EXPECT_EQ(c1, c2);
+}
+
+TEST(Kernels, RescaleAndDequantizeMatchScalar) {
+  const size_t rows = 13, cols = 37, n = rows * cols;
+  const Values v = make_values(n, 77, 1);
+  std::vector<float> factors(cols);
+  for (size_t c = 0; c < cols; ++c) factors[c] = 0.5f + 0.01f * static_cast<float>(c);
+  std::vector<uint8_t> a(4 * n), b(4 * n);
+  k::scalar::scale_columns(v.data, rows, cols, factors.data(), a.data());
+  k::scale_columns(v.data, rows, cols, factors.data(), b.data());
+  EXPECT_EQ(a, b);
+  k::scalar::scale(v.data, n, 1.75f, a.data());
+  k::scale(v.data, n, 1.75f, b.data());
+  EXPECT_EQ(a, b);
+
+  std::vector<int8_t> q(n);
+  for (size_t i = 0; i < n; ++i) q[i] = static_cast<int8_t>(static_cast<int>(i * 7919) % 256 - 128);
+  const k::Int8Params p = k::int8_params(-0.7f, 1.3f);
+  k::scalar::dequantize(q.data(), n, p, a.data());
+  k::dequantize(q.data(), n, p, b.data());
+  EXPECT_EQ(a, b);
+  std::vector<k::Int8Params> params(cols);
+  for (size_t c = 0; c < cols; ++c) params[c] = k::int8_params(-0.1f * static_cast<float>(c + 1), 0.2f * static_cast<float>(c + 1));
+  k::scalar::dequantize_columns(q.data(), rows, cols, params.data(), a.data());
+  k::dequantize_columns(q.data(), rows, cols, params.data(), b.data());
+  EXPECT_EQ(a, b);
+
+  k::ErrorSums e1, e2;
+  k::scalar::error_sums(v.data, a.data(), n, e1);
+  k::error_sums(v.data, a.data(), n, e2);
+  EXPECT_NEAR(e1.noise, e2.noise, 1e-6 * e1.noise);
+  EXPECT_NEAR(e1.signal, e2.signal, 1e-6 * e1.signal);
+}
+
+TEST(Palette, DeterministicLog2) {
+  for (double x : {1.0, 0.5, 0.25, 1e-9, 0.1, 0.3, 0.999999, 1.0 / 3}) {
+    EXPECT_NEAR(palette::det_log2(x), std::log2(x), 1e-12) << x;
+  }
+  EXPECT_EQ(palette::det_log2(1.0), 0.0);
+  EXPECT_EQ(palette::det_log2(0.125), -3.0);
+}
+
+TEST(Palette, DesignsAreOrderedAndAutoNeverWorseThanUniform) {
+  for (uint32_t seed : {1u, 2u, 3u}) {
+    const size_t n = 50000;
+    const Values v = make_values(n, seed, 0, seed * 20.0f);
+    float lo = v.at(0), hi = v.at(0);
+    bool finite = true;
+    k::scalar::minmax(v.data, n, lo, hi, finite);
+    for (uint32_t levels : {2u, 16u, 256u, 1000u}) {
+      palette::Histogram h = palette::make_histogram(lo, hi, levels);
+      k::histogram(v.data, n, h.min, h.bin_scale, h.bins, h.counts.data(), h.sums.data());
+      const palette::Design u = palette::uniform(h, levels);
+      for (palette::Choice c : {palette::Choice::Auto, palette::Choice::KMeans, palette::Choice::Uniform}) {
+        const palette::Design d = palette::choose(h, levels, c);
+        ASSERT_LE(d.levels.size(), levels);
+        ASSERT_EQ(d.thresholds.size() + 1, d.levels.size());
+        for (size_t j = 1; j < d.levels.size(); ++j) EXPECT_LT(d.levels[j - 1], d.levels[j]);
+        for (size_t j = 1; j < d.thresholds.size(); ++j) EXPECT_LE(d.thresholds[j - 1], d.thresholds[j]);
+        EXPECT_LE(d.sse, u.sse * 1.0000001) << levels;
+        if (c == palette::Choice::Auto) EXPECT_LE(d.entropy, u.entropy + 1e-12) << levels;
+      }
+    }
+  }
+}
+
+TEST(Kernels, SimdIsBuiltWhenAvailable) {
+#if defined(__SSE2__) || defined(__wasm_simd128__)
+#if !defined(ONNX_SHRINK_NO_SIMD)
+  EXPECT_TRUE(kHaveSimd);
+#endif
+#endif
+  SUCCEED();
+}

@@ -1,0 +1,223 @@
+"""Synthetic models for the tests, built with the reference `onnx` package (Debian python3-onnx).
+
+Each builder returns (model, feeds): feeds maps input names to numpy arrays. Weights are
+deterministic (fixed seeds) and shaped like real ones: per-channel ranges that differ, a few
+outliers, some exact zeros.
+"""
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+
+def weights(shape, seed, spread=True, dtype=np.float32):
+    rng = np.random.default_rng(seed)
+    w = rng.normal(0.0, 0.05, size=shape)
+    if spread and len(shape) >= 2:  # output channels with different ranges
+        scale = np.exp(rng.normal(0.0, 0.7, size=(shape[0],) + (1,) * (len(shape) - 1)))
+        w = w * scale
+    flat = w.reshape(-1)
+    flat[rng.integers(0, flat.size, size=max(1, flat.size // 1000))] *= 8  # outliers
+    flat[rng.integers(0, flat.size, size=max(1, flat.size // 100))] = 0  # pruned weights
+    return w.astype(dtype)
+
+
+def model(graph, opset=13, ir=8, extra_opsets=()):
+    m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset), *extra_opsets], producer_name="onnx-shrink tests")
+    m.ir_version = ir
+    return m
+
+
+def feed(shape, seed, dtype=np.float32):
+    return np.random.default_rng(seed).normal(0, 1, size=shape).astype(dtype)
+
+
+def conv_net(opset=11):
+    """Conv -> Relu -> Conv -> Relu -> Flatten -> Gemm, weights as initializers."""
+    w1, w2 = weights((64, 32, 3, 3), 1), weights((64, 64, 3, 3), 2)
+    fc = weights((32, 64 * 4 * 4), 3)  # Gemm transB=1: [out, in]
+    nodes = [
+        helper.make_node("Conv", ["x", "w1"], ["c1"], pads=[1, 1, 1, 1], name="conv1"),
+        helper.make_node("Relu", ["c1"], ["r1"]),
+        helper.make_node("Conv", ["r1", "w2"], ["c2"], pads=[1, 1, 1, 1], strides=[2, 2], name="conv2"),
+        helper.make_node("Relu", ["c2"], ["r2"]),
+        helper.make_node("Flatten", ["r2"], ["f"], axis=1),
+        helper.make_node("Gemm", ["f", "fc"], ["y"], transB=1, name="fc"),
+    ]
+    g = helper.make_graph(nodes, "conv_net", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 32, 8, 8])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 32])],
+                          [numpy_helper.from_array(w1, "w1"), numpy_helper.from_array(w2, "w2"), numpy_helper.from_array(fc, "fc")])
+    return model(g, opset, ir=6 if opset <= 11 else 8), {"x": feed((1, 32, 8, 8), 10)}
+
+
+def mlp(opset=13):
+    """MatMul with a [256, 192] weight, Gemm with transB=0 and a bias, Relu between."""
+    w1, w2, b2 = weights((256, 192), 4), weights((192, 128), 5), weights((128,), 6, spread=False)
+    nodes = [
+        helper.make_node("MatMul", ["x", "w1"], ["h"], name="mm"),
+        helper.make_node("Relu", ["h"], ["r"]),
+        helper.make_node("Gemm", ["r", "w2", "b2"], ["y"], transB=0, name="gemm"),
+    ]
+    g = helper.make_graph(nodes, "mlp", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [4, 256])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, [4, 128])],
+                          [numpy_helper.from_array(w1, "w1"), numpy_helper.from_array(w2, "w2"), numpy_helper.from_array(b2, "b2")])
+    return model(g, opset), {"x": feed((4, 256), 11)}
+
+
+def if_branches(opset=13):
+    """An If whose two branches each hold their weight in a Constant node, plus an outer-scope input."""
+    def branch(name, seed):
+        w = weights((128, 160), seed)
+        nodes = [helper.make_node("Constant", [], [name + "_w"], value=numpy_helper.from_array(w, name + "_value"), name=name + "_const"),
+                 helper.make_node("MatMul", ["x", name + "_w"], [name + "_y"])]
+        return helper.make_graph(nodes, name, [], [helper.make_tensor_value_info(name + "_y", TensorProto.FLOAT, [2, 160])])
+    nodes = [helper.make_node("If", ["cond"], ["y"], then_branch=branch("then", 7), else_branch=branch("else", 8), name="if")]
+    g = helper.make_graph(nodes, "if_model", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 128]),
+                                              helper.make_tensor_value_info("cond", TensorProto.BOOL, [])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 160])])
+    return model(g, opset), {"x": feed((2, 128), 12), "cond": np.array(True)}
+
+
+def constant_nodes(opset=9):
+    """Weights in Constant nodes of the main graph, at opset 9 (IR 4)."""
+    w1, w2 = weights((128, 192), 9), weights((192, 256), 10)
+    nodes = [helper.make_node("Constant", [], ["w1"], value=numpy_helper.from_array(w1, "c1")),
+             helper.make_node("Constant", [], ["w2"], value=numpy_helper.from_array(w2, "c2")),
+             helper.make_node("MatMul", ["x", "w1"], ["h"]),
+             helper.make_node("Tanh", ["h"], ["t"]),
+             helper.make_node("MatMul", ["t", "w2"], ["y"])]
+    g = helper.make_graph(nodes, "constants", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [3, 128])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, [3, 256])])
+    return model(g, opset, ir=4), {"x": feed((3, 128), 13)}
+
+
+def fp16_weights(opset=13, typed=False):
+    """fp16 weights behind a Cast to float (as fp16 exports often are). `typed`: stored in int32_data."""
+    w = weights((192, 128), 11).astype(np.float16)
+    t = helper.make_tensor("w16", TensorProto.FLOAT16, w.shape, w.view(np.uint16).reshape(-1).tolist()) if typed \
+        else numpy_helper.from_array(w, "w16")
+    nodes = [helper.make_node("Cast", ["w16"], ["w"], to=TensorProto.FLOAT), helper.make_node("MatMul", ["x", "w"], ["y"])]
+    g = helper.make_graph(nodes, "fp16", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 192])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 128])], [t])
+    return model(g, opset), {"x": feed((2, 192), 14)}
+
+
+def bf16_and_double(opset=13):
+    """A bf16 weight behind a Cast, and a float64 weight used by a float64 MatMul."""
+    w = weights((128, 160), 12)
+    bits = (w.view(np.uint32) >> 16).astype(np.uint16)  # truncation is fine for a test weight
+    tb = helper.make_tensor("wb", TensorProto.BFLOAT16, w.shape, bits.tobytes(), raw=True)
+    wd = weights((160, 128), 13).astype(np.float64)
+    nodes = [helper.make_node("Cast", ["wb"], ["w"], to=TensorProto.FLOAT), helper.make_node("MatMul", ["x", "w"], ["h"]),
+             helper.make_node("Cast", ["h"], ["hd"], to=TensorProto.DOUBLE), helper.make_node("MatMul", ["hd", "wd"], ["y"])]
+    g = helper.make_graph(nodes, "bf16_double", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 128])],
+                          [helper.make_tensor_value_info("y", TensorProto.DOUBLE, [2, 128])], [tb, numpy_helper.from_array(wd, "wd")])
+    return model(g, opset), {"x": feed((2, 128), 15)}
+
+
+def tied_weights(opset=13):
+    """One embedding table read by a Gather (rows) and by a Gemm with transB=1 (the output layer)."""
+    emb = weights((500, 96), 14, spread=False)
+    nodes = [helper.make_node("Gather", ["emb", "ids"], ["e"], axis=0),
+             helper.make_node("Gemm", ["e", "emb"], ["logits"], transB=1)]
+    g = helper.make_graph(nodes, "tied", [helper.make_tensor_value_info("ids", TensorProto.INT64, [5])],
+                          [helper.make_tensor_value_info("logits", TensorProto.FLOAT, [5, 500])], [numpy_helper.from_array(emb, "emb")])
+    return model(g, opset), {"ids": np.array([0, 7, 123, 499, 250], dtype=np.int64)}
+
+
+def ir3_inputs(opset=8):
+    """IR version 3: every initializer is also listed as a graph input."""
+    w = weights((128, 160), 15)
+    nodes = [helper.make_node("MatMul", ["x", "w"], ["y"])]
+    g = helper.make_graph(nodes, "ir3", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 128]),
+                                         helper.make_tensor_value_info("w", TensorProto.FLOAT, [128, 160])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 160])], [numpy_helper.from_array(w, "w")])
+    return model(g, opset, ir=3), {"x": feed((2, 128), 16)}
+
+
+def loop_outer_scope(opset=13):
+    """A Loop body reading a main-graph initializer by name (outer scope)."""
+    w = weights((96, 96), 16)
+    body = helper.make_graph(
+        [helper.make_node("MatMul", ["h_in", "w"], ["m"]), helper.make_node("Tanh", ["m"], ["h_out"]),
+         helper.make_node("Identity", ["cond_in"], ["cond_out"])],
+        "body",
+        [helper.make_tensor_value_info("i", TensorProto.INT64, []), helper.make_tensor_value_info("cond_in", TensorProto.BOOL, []),
+         helper.make_tensor_value_info("h_in", TensorProto.FLOAT, [1, 96])],
+        [helper.make_tensor_value_info("cond_out", TensorProto.BOOL, []), helper.make_tensor_value_info("h_out", TensorProto.FLOAT, [1, 96])])
+    nodes = [helper.make_node("Loop", ["n", "", "h0"], ["h"], body=body)]
+    g = helper.make_graph(nodes, "loop", [helper.make_tensor_value_info("n", TensorProto.INT64, []),
+                                          helper.make_tensor_value_info("h0", TensorProto.FLOAT, [1, 96])],
+                          [helper.make_tensor_value_info("h", TensorProto.FLOAT, [1, 96])], [numpy_helper.from_array(w, "w")])
+    return model(g, opset), {"n": np.array(3, dtype=np.int64), "h0": feed((1, 96), 17)}
+
+
+def lstm(opset=14):
+    """An LSTM with W [1, 4H, I] and R [1, 4H, H] initializers."""
+    hidden, inputs = 64, 96
+    W, R = weights((1, 4 * hidden, inputs), 18, spread=False), weights((1, 4 * hidden, hidden), 19, spread=False)
+    nodes = [helper.make_node("LSTM", ["x", "W", "R"], ["y", "yh"], hidden_size=hidden)]
+    g = helper.make_graph(nodes, "lstm", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [5, 1, inputs])],
+                          [helper.make_tensor_value_info("yh", TensorProto.FLOAT, [1, 1, hidden])],
+                          [numpy_helper.from_array(W, "W"), numpy_helper.from_array(R, "R")])
+    return model(g, opset), {"x": feed((5, 1, inputs), 20)}
+
+
+def typed_float_data(opset=13):
+    """A float weight stored in float_data instead of raw_data."""
+    w = weights((160, 128), 21)
+    t = helper.make_tensor("w", TensorProto.FLOAT, w.shape, w.reshape(-1).tolist())
+    nodes = [helper.make_node("MatMul", ["x", "w"], ["y"])]
+    g = helper.make_graph(nodes, "typed", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 160])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 128])], [t])
+    return model(g, opset), {"x": feed((2, 160), 22)}
+
+
+def initializer_as_input(opset=13):
+    """IR 4+: an initializer also listed as a graph input (an overridable default)."""
+    w = weights((128, 160), 23)
+    nodes = [helper.make_node("MatMul", ["x", "w"], ["y"])]
+    g = helper.make_graph(nodes, "overridable", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 128]),
+                                                 helper.make_tensor_value_info("w", TensorProto.FLOAT, [128, 160])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 160])], [numpy_helper.from_array(w, "w")])
+    return model(g, opset), {"x": feed((2, 128), 24)}
+
+
+def small_only(opset=13):
+    """Nothing big enough to shrink."""
+    w = weights((32, 32), 25)
+    nodes = [helper.make_node("MatMul", ["x", "w"], ["y"])]
+    g = helper.make_graph(nodes, "small", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 32])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 32])], [numpy_helper.from_array(w, "w")])
+    return model(g, opset), {"x": feed((2, 32), 26)}
+
+
+def stft_basis(opset=13):
+    """A windowed Fourier basis as a Conv weight: few distinct values per column (a codebook case)."""
+    n = 256
+    k = np.arange(n // 2 + 1)[:, None]
+    t = np.arange(n)[None, :]
+    window = np.hanning(n)
+    basis = np.concatenate([np.cos(2 * np.pi * k * t / n), np.sin(2 * np.pi * k * t / n)]) * window
+    w = basis[:, None, :].astype(np.float32)
+    nodes = [helper.make_node("Conv", ["x", "w"], ["y"], strides=[128])]
+    g = helper.make_graph(nodes, "stft", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 1, 1024])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 258, 7])], [numpy_helper.from_array(w, "w")])
+    return model(g, opset), {"x": feed((1, 1, 1024), 27)}
+
+
+ALL = {
+    "conv_net_opset11": conv_net,
+    "mlp_opset13": mlp,
+    "if_branches": if_branches,
+    "constant_nodes_opset9": constant_nodes,
+    "fp16_raw": fp16_weights,
+    "fp16_int32_data": lambda: fp16_weights(typed=True),
+    "bf16_and_double": bf16_and_double,
+    "tied_weights": tied_weights,
+    "ir3_inputs_opset8": ir3_inputs,
+    "loop_outer_scope": loop_outer_scope,
+    "lstm": lstm,
+    "typed_float_data": typed_float_data,
+    "initializer_as_input": initializer_as_input,
+    "stft_basis": stft_basis,
+}

@@ -1,0 +1,404 @@
+"""The native driver on synthetic and real models, checked by the reference implementations:
+onnx.checker (Debian python3-onnx) and onnxruntime-node (through tests/js/ort_compare.mjs).
+
+Run: /usr/bin/python3 -m unittest discover -s tests/python -v
+Environment: ONNX_SHRINK_CLI (default build/onnx-shrink).
+"""
+import hashlib
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+import numpy as np
+import onnx
+from onnx import numpy_helper
+
+sys.path.insert(0, os.path.dirname(__file__))
+import models  # noqa: E402
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+CLI = os.environ.get("ONNX_SHRINK_CLI", os.path.join(ROOT, "build", "onnx-shrink"))
+FIXTURES = os.path.join(ROOT, "tests", "fixtures")
+
+MODES = {
+    "int8": [],
+    "int8_channel": ["--scheme", "channel"],
+    "int8_tensor": ["--scheme", "tensor"],
+    "int8_block32": ["--block", "32"],
+    "int8_dq": ["--form", "dq"],
+    "palette": ["--mode", "palette"],
+    "palette_uniform": ["--mode", "palette", "--scheme", "uniform"],
+    "palette_kmeans": ["--mode", "palette", "--scheme", "kmeans"],
+    "palette64": ["--mode", "palette", "--levels", "64"],
+}
+# Output error allowed, relative L2 of each output. The synthetic weights are deliberately hard
+# (output channels whose ranges differ by e^0.7, outliers): per-channel 8-bit codes keep ~1 %;
+# per-tensor scales and 256-level palettes lose up to ~10 % on them; 64 levels more.
+TOLERANCE = {"int8": 0.03, "int8_channel": 0.03, "int8_tensor": 0.15, "int8_block32": 0.03, "int8_dq": 0.03,
+             "palette": 0.15, "palette_uniform": 0.15, "palette_kmeans": 0.15, "palette64": 0.5}
+
+
+def run_cli(*args):
+    return subprocess.run([CLI, *args], capture_output=True, text=True)
+
+
+def sha(path):
+    with open(path, "rb") as f:
+        return hashlib.sha256(f.read()).hexdigest()
+
+
+def max_opset(path):
+    m = onnx.load(path)
+    return max((o.version for o in m.opset_import if o.domain in ("", "ai.onnx")), default=0)
+
+
+def check(path):
+    """onnx.checker knows opsets up to 17 (onnx 1.12); later ones are left to onnxruntime."""
+    if max_opset(path) <= 17:
+        onnx.checker.check_model(onnx.load(path), full_check=True)
+
+
+def write_feeds(folder, name, feeds):
+    out = []
+    for key, value in feeds.items():
+        path = os.path.join(folder, f"{name}.{key}.bin")
+        value = np.ascontiguousarray(value)
+        value.tofile(path)
+        out.append({"name": key, "dtype": "bool" if value.dtype == np.bool_ else str(value.dtype), "shape": list(value.shape), "file": path})
+    return out
+
+
+def ort_compare(cases):
+    """Runs every (reference, candidate) pair in onnxruntime-node; returns {id: result}."""
+    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
+        json.dump(cases, f)
+        manifest = f.name
+    try:
+        p = subprocess.run(["node", os.path.join(ROOT, "tests", "js", "ort_compare.mjs"), manifest], capture_output=True, text=True, cwd=ROOT)
+        if p.returncode != 0:
+            raise AssertionError("ort_compare failed: " + p.stderr[-2000:])
+        return {r["id"]: r for r in json.loads(p.stdout)}
+    finally:
+        os.unlink(manifest)
+
+
+class SyntheticModels(unittest.TestCase):
+    """Every synthetic model in every mode: the output passes the checker, runs in onnxruntime and
+    stays close to the original; expand() gives back a float model computing the same."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.TemporaryDirectory()
+        cls.dir = cls.tmp.name
+        cls.results, cls.reports, cls.skipped = {}, {}, {}
+        cases = []
+        for name, build in models.ALL.items():
+            model, feeds = build()
+            original = os.path.join(cls.dir, name + ".onnx")
+            onnx.save(model, original)
+            onnx.checker.check_model(model, full_check=True)
+            inputs = write_feeds(cls.dir, name, feeds)
+            cases.append({"id": f"{name}/original", "reference": original, "candidate": original, "inputs": inputs})
+            for mode, flags in MODES.items():
+                out = os.path.join(cls.dir, f"{name}.{mode}.onnx")
+                report = out + ".json"
+                p = run_cli(original, "-o", out, "--report", report, "-q", *flags)
+                if p.returncode != 0:
+                    cls.skipped[(name, mode)] = p.stderr
+                    continue
+                with open(report) as f:
+                    cls.reports[(name, mode)] = json.load(f)
+                cases.append({"id": f"{name}/{mode}", "reference": original, "candidate": out, "inputs": inputs})
+                if mode in ("int8", "int8_tensor", "int8_dq"):
+                    expanded = out + ".expanded.onnx"
+                    e = run_cli(out, "--expand", "-o", expanded, "-q")
+                    assert e.returncode == 0, e.stderr
+                    # onnxruntime fuses DequantizeLinear -> MatMul into MatMulNBits, which also quantizes
+                    # activations; at the basic level it only folds, computing what expand() does.
+                    cases.append({"id": f"{name}/{mode}/expanded", "reference": out, "candidate": expanded, "inputs": inputs,
+                                  "level": "basic"})
+        cls.results = ort_compare(cases)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.tmp.cleanup()
+
+    def test_every_output_passes_the_checker(self):
+        checked = 0
+        for name in models.ALL:
+            for mode in MODES:
+                path = os.path.join(self.dir, f"{name}.{mode}.onnx")
+                if os.path.exists(path):
+                    with self.subTest(model=name, mode=mode):
+                        check(path)
+                        checked += 1
+        self.assertGreater(checked, 100)
+
+    def test_outputs_run_in_onnxruntime_and_stay_close(self):
+        for (name, mode), report in self.reports.items():
+            with self.subTest(model=name, mode=mode):
+                r = self.results[f"{name}/{mode}"]
+                self.assertNotIn("error", r, r.get("error"))
+                for output, c in r["outputs"].items():
+                    self.assertTrue(c["sameShape"], output)
+                    self.assertLess(c["relL2"], TOLERANCE[mode], f"{output}: {c}")
+        self.assertEqual(self.results["mlp_opset13/original"]["outputs"]["y"]["maxAbs"], 0)
+
+    def test_expand_computes_what_the_shrunk_model_computes(self):
+        # expand() folds the chains as onnxruntime does when it loads the model: the same float ops.
+        count = 0
+        for key, r in self.results.items():
+            if key.endswith("/expanded"):
+                with self.subTest(case=key):
+                    self.assertNotIn("error", r, r.get("error"))
+                    for output, c in r["outputs"].items():
+                        self.assertLess(c["relL2"], 1e-6, f"{output}: {c}")
+                    count += 1
+        self.assertGreater(count, 30)
+
+    def test_every_weight_is_found(self):
+        expected = {"conv_net_opset11": 3, "mlp_opset13": 2, "if_branches": 2, "constant_nodes_opset9": 2, "fp16_raw": 1,
+                    "fp16_int32_data": 1, "bf16_and_double": 2, "tied_weights": 1, "ir3_inputs_opset8": 1, "loop_outer_scope": 0,
+                    "lstm": 2, "typed_float_data": 1, "initializer_as_input": 1, "stft_basis": 1}
+        for name, count in expected.items():
+            with self.subTest(model=name):
+                r = self.reports[(name, "int8")]
+                big = [t for t in r["tensors"] if t["changed"]]
+                self.assertEqual(len(big), count, [t["name"] for t in r["tensors"]])
+
+    def test_schemes_follow_the_consumers(self):
+        mlp = {t["name"]: t for t in self.reports[("mlp_opset13", "int8_channel")]["tensors"]}
+        self.assertEqual(mlp["w1"]["axis"], 1)  # MatMul weight [in, out]: output channels last
+        self.assertEqual(mlp["w2"]["axis"], 1)  # Gemm transB=0
+        conv = {t["name"]: t for t in self.reports[("conv_net_opset11", "int8_channel")]["tensors"]}
+        self.assertEqual(conv["w1"]["axis"], 0)
+        self.assertEqual(conv["fc"]["axis"], 0)  # Gemm transB=1: [out, in]
+        tied = self.reports[("tied_weights", "int8_channel")]["tensors"][0]
+        self.assertEqual(tied["axis"], 0)  # embedding rows (Gather first)
+        self.assertEqual(sorted(tied["consumers"]), ["Gather", "Gemm"])
+        lstm = {t["name"]: t for t in self.reports[("lstm", "int8_channel")]["tensors"]}
+        self.assertEqual(lstm["W"]["axis"], 1)
+        auto = {t["name"]: t for t in self.reports[("conv_net_opset11", "int8")]["tensors"]}
+        self.assertEqual(auto["w1"]["scheme"], "separable")
+        self.assertEqual(auto["w1"]["factorAxis"], 1)  # input channels
+        stft = self.reports[("stft_basis", "int8")]["tensors"][0]
+        self.assertEqual(stft["scheme"], "codebook")
+
+    def test_tied_weights_are_stored_once(self):
+        m = onnx.load(os.path.join(self.dir, "tied_weights.int8.onnx"))
+        codes = [t for t in m.graph.initializer if t.name.startswith("emb::codes")]
+        self.assertEqual(len(codes), 1)
+        produced = [n for n in m.graph.node if "emb" in n.output]
+        self.assertEqual(len(produced), 1)
+
+    def test_fp16_weights_stay_fp16(self):
+        for name in ("fp16_raw", "fp16_int32_data"):
+            m = onnx.load(os.path.join(self.dir, f"{name}.int8.onnx"))
+            back = [n for n in m.graph.node if n.output == ["w16"]]
+            self.assertEqual(back[0].op_type, "Cast")
+            self.assertEqual(back[0].attribute[0].i, onnx.TensorProto.FLOAT16)
+            p = onnx.load(os.path.join(self.dir, f"{name}.palette.onnx"))
+            t = [t for t in p.graph.initializer if t.name == "w16"][0]
+            self.assertEqual(t.data_type, onnx.TensorProto.FLOAT16)
+            self.assertLessEqual(len(np.unique(numpy_helper.to_array(t))), 256)
+
+    def test_ir3_lists_the_new_initializers_as_inputs(self):
+        m = onnx.load(os.path.join(self.dir, "ir3_inputs_opset8.int8.onnx"))
+        self.assertEqual(m.ir_version, 3)
+        inputs = {i.name for i in m.graph.input}
+        self.assertNotIn("w", inputs)
+        for t in m.graph.initializer:
+            self.assertIn(t.name, inputs)
+
+    def test_initializer_inputs_are_removed_and_reported(self):
+        r = self.reports[("initializer_as_input", "int8")]
+        self.assertEqual(r["removedInputs"], ["w"])
+        m = onnx.load(os.path.join(self.dir, "initializer_as_input.int8.onnx"))
+        self.assertEqual([i.name for i in m.graph.input], ["x"])
+
+    def test_palette_levels_and_accuracy_against_uniform(self):
+        for name in models.ALL:
+            if (name, "palette") not in self.reports:
+                continue
+            auto = {t["name"]: t for t in self.reports[(name, "palette")]["tensors"]}
+            uniform = {t["name"]: t for t in self.reports[(name, "palette_uniform")]["tensors"]}
+            for key, t in auto.items():
+                with self.subTest(model=name, tensor=key):
+                    self.assertLessEqual(t["levels"], 256)
+                    if not t["exact"] and not uniform[key]["exact"]:
+                        self.assertGreaterEqual(t["sqnrDb"], uniform[key]["sqnrDb"] - 1e-9)
+            p = onnx.load(os.path.join(self.dir, f"{name}.palette64.onnx"))
+            for init in p.graph.initializer:
+                a = numpy_helper.to_array(init)
+                if a.dtype in (np.float32, np.float16) and a.size >= 16384:
+                    self.assertLessEqual(len(np.unique(a)), 64)
+
+    def test_dq_form_raises_the_opset_only_when_safe(self):
+        # conv_net is opset 11 and uses only Conv, Relu, Flatten and Gemm, whose newer versions only
+        # added types: raised to 13 and reported.
+        r = self.reports[("conv_net_opset11", "int8_dq")]
+        self.assertEqual(r["opsetChanges"][0]["from"], 11)
+        self.assertEqual(r["opsetChanges"][0]["to"], 13)
+        m = onnx.load(os.path.join(self.dir, "conv_net_opset11.int8_dq.onnx"))
+        self.assertEqual([o.version for o in m.opset_import if o.domain == ""], [13])
+        self.assertGreaterEqual(m.ir_version, 7)
+        self.assertTrue(any(n.op_type == "DequantizeLinear" for n in m.graph.node))
+
+    def test_nothing_to_shrink_is_byte_identical(self):
+        model, _ = models.small_only()
+        path = os.path.join(self.dir, "small.onnx")
+        onnx.save(model, path)
+        out = os.path.join(self.dir, "small.out.onnx")
+        p = run_cli(path, "-o", out)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(sha(path), sha(out))
+        self.assertIn("Nothing to shrink", p.stderr)
+
+
+class SeedParity(unittest.TestCase):
+    """scheme 'tensor' (int8) and 'uniform' (palette) reproduce the original Shrink Ray exactly: its
+    formulas below are transcribed from onnx_shrink_ray/shrink.py and run by numpy 1.x."""
+
+    @staticmethod
+    def seed_int8(values):
+        min_val, max_val = np.min(values), np.max(values)
+        range_val = max_val - min_val
+        inverse_range = 1.0 / range_val
+        zero_point = round(-min_val * inverse_range * 255.0) - 128
+        quantized = np.round(values * inverse_range * 255.0) + zero_point
+        codes = np.clip(quantized, -128, 127).astype(np.int8)
+        scale = np.array([range_val / 255.0], dtype=np.float32)
+        return codes, scale
+
+    @staticmethod
+    def seed_palette(values, levels):
+        min_val, max_val = np.min(values), np.max(values)
+        range_val = max_val - min_val
+        inverse_range = 1.0 / range_val
+        half_levels = levels / 2
+        zero_point = round(-min_val * inverse_range * (levels - 1)) - half_levels
+        scale_value = range_val / (levels - 1)
+        quantized = np.round(values * inverse_range * (levels - 1)) + zero_point
+        quantized = np.clip(quantized, -half_levels, half_levels - 1)
+        return ((quantized.astype(np.int32) - zero_point) * scale_value).astype(np.float32)
+
+    def test_int8_and_palette_match_the_seed(self):
+        with tempfile.TemporaryDirectory() as d:
+            for seed in range(4):
+                w = models.weights((180, 200), 100 + seed) + np.float32(0.01 * seed)  # asymmetric ranges too
+                g = onnx.helper.make_graph([onnx.helper.make_node("MatMul", ["x", "w"], ["y"])], "g",
+                                           [onnx.helper.make_tensor_value_info("x", onnx.TensorProto.FLOAT, [1, 180])],
+                                           [onnx.helper.make_tensor_value_info("y", onnx.TensorProto.FLOAT, [1, 200])],
+                                           [numpy_helper.from_array(w, "w")])
+                path = os.path.join(d, f"m{seed}.onnx")
+                onnx.save(models.model(g), path)
+                out = os.path.join(d, f"m{seed}.t.onnx")
+                self.assertEqual(run_cli(path, "-o", out, "--scheme", "tensor", "-q").returncode, 0)
+                m = onnx.load(out)
+                inits = {t.name: numpy_helper.to_array(t) for t in m.graph.initializer}
+                codes, scale = self.seed_int8(w)
+                np.testing.assert_array_equal(inits["w::codes"], codes)
+                np.testing.assert_array_equal(inits["w::scale"].reshape(-1), scale)
+                for levels in (256, 100, 7):
+                    out = os.path.join(d, f"m{seed}.p{levels}.onnx")
+                    self.assertEqual(run_cli(path, "-o", out, "--mode", "palette", "--scheme", "uniform", "--levels", str(levels), "-q").returncode, 0)
+                    got = numpy_helper.to_array(onnx.load(out).graph.initializer[0])
+                    np.testing.assert_array_equal(got, self.seed_palette(w, levels), err_msg=f"levels {levels}")
+
+
+class CommandLine(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.dir = self.tmp.name
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def test_bad_input_exits_2_without_output_and_leaves_the_input_alone(self):
+        silero = os.path.join(FIXTURES, "silero_vad_v5.onnx")
+        with open(silero, "rb") as f:
+            data = f.read()
+        cases = {
+            "truncated.onnx": (data[: len(data) // 2], "ends"),
+            "text.onnx": (b"<html><body>not a model</body></html>", "not an ONNX model"),
+            "empty.onnx": (b"", "empty"),
+            "gzip.onnx": (b"\x1f\x8b\x08\x00rest", "gzip"),
+        }
+        for name, (content, words) in cases.items():
+            with self.subTest(case=name):
+                path = os.path.join(self.dir, name)
+                with open(path, "wb") as f:
+                    f.write(content)
+                before = sha(path)
+                out = os.path.join(self.dir, name + ".out")
+                p = run_cli(path, "-o", out)
+                self.assertEqual(p.returncode, 2, p.stderr)
+                self.assertIn(words, p.stderr)
+                self.assertFalse(os.path.exists(out))
+                self.assertFalse(os.path.exists(out + ".partial"))
+                self.assertEqual(sha(path), before)
+
+    def test_never_overwrites_its_input(self):
+        path = os.path.join(self.dir, "m.onnx")
+        with open(os.path.join(FIXTURES, "silero_vad_v5.onnx"), "rb") as f, open(path, "wb") as g:
+            g.write(f.read())
+        before = sha(path)
+        p = run_cli(path, "-o", path)
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("never overwrites", p.stderr)
+        self.assertEqual(sha(path), before)
+
+    def test_usage_errors(self):
+        for args, words in ((["x.onnx", "--mode", "int4", "-o", "y"], "--mode takes"), (["x.onnx"], "no output"),
+                            (["x.onnx", "-o", "y", "--levels", "ten"], "whole number"), (["--nope"], "unknown option")):
+            with self.subTest(args=args):
+                p = run_cli(*args)
+                self.assertEqual(p.returncode, 2)
+                self.assertIn(words, p.stderr)
+        p = run_cli(os.path.join(FIXTURES, "silero_vad_v5.onnx"), "-o", os.path.join(self.dir, "o.onnx"), "--mode", "palette", "--levels", "1")
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("levels must be between 2 and 65536", p.stderr)
+
+    def test_inspect_prints_json(self):
+        p = run_cli(os.path.join(FIXTURES, "ch_PP-OCRv4_det_infer.onnx"), "--inspect", "-q")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        r = json.loads(p.stdout)
+        self.assertEqual(r["model"]["opsets"], {"ai.onnx": 11})
+        self.assertEqual(len(r["tensors"]), 18)
+        self.assertTrue(all(t["location"] == "constant" for t in r["tensors"]))
+        self.assertEqual(r["model"]["inputs"][0]["name"], "x")
+
+
+class RealModels(unittest.TestCase):
+    """The corpus models in every mode: checker, and onnxruntime-node on their real inputs."""
+
+    def test_corpus_models(self):
+        with tempfile.TemporaryDirectory() as d:
+            cases = []
+            for name in ("silero_vad_v5", "ch_PP-OCRv4_det_infer"):
+                original = os.path.join(FIXTURES, name + ".onnx")
+                for mode, flags in MODES.items():
+                    out = os.path.join(d, f"{name}.{mode}.onnx")
+                    p = run_cli(original, "-o", out, "-q", *flags)
+                    if name.startswith("ch_") and mode == "int8_dq":
+                        self.assertEqual(p.returncode, 2)  # opset 11, and Softmax etc. changed by 13
+                        self.assertIn("--form fold", p.stderr)
+                        continue
+                    self.assertEqual(p.returncode, 0, p.stderr)
+                    check(out)
+                    cases.append((name, mode, out))
+            # The corpus inputs are streamed by bench/corpus.mjs; here the outputs must load and run.
+            inputs = {"silero_vad_v5": {"input": np.zeros((1, 512), np.float32), "state": np.zeros((2, 1, 128), np.float32),
+                                        "sr": np.array(16000, np.int64)},
+                      "ch_PP-OCRv4_det_infer": {"x": np.fromfile(os.path.join(FIXTURES, "det_x.bin"), np.float32).reshape(1, 3, 320, 640)}}
+            manifest = []
+            for name, mode, out in cases:
+                manifest.append({"id": f"{name}/{mode}", "reference": os.path.join(FIXTURES, name + ".onnx"), "candidate": out,
+                                 "inputs": write_feeds(d, name, inputs[name])})
+            results = ort_compare(manifest)
+            for key, r in results.items():
+                with self.subTest(case=key):
+                    self.assertNotIn("error", r, r.get("error"))
