@@ -42,8 +42,9 @@ void design_indices(const uint8_t* x, size_t n, const palette::Histogram& h, con
 }
 
 // Codes of one uniform layout (values in the layout's own domain), and their parameters.
+// `row_weights` (when given, per row of the layout) weight the error terms of each row.
 void uniform_codes(const Int8Layout& l, const uint8_t* x, uint64_t n, int8_t* out, std::vector<kernels::Int8Params>& params,
-                   kernels::ErrorSums& e) {
+                   kernels::ErrorSums& e, const float* row_weights = nullptr) {
   std::vector<float> lo, hi;
   group_ranges(l, x, n, lo, hi);
   params.resize(l.groups);
@@ -54,7 +55,11 @@ void uniform_codes(const Int8Layout& l, const uint8_t* x, uint64_t n, int8_t* ou
       break;
     case Int8Layout::Rows:
       for (uint64_t r = 0; r < l.outer * l.channels; ++r) {
-        kernels::quantize(x + 4 * r * l.inner, static_cast<size_t>(l.inner), params[r % l.channels], out + r * l.inner, e);
+        kernels::ErrorSums row;
+        kernels::quantize(x + 4 * r * l.inner, static_cast<size_t>(l.inner), params[r % l.channels], out + r * l.inner, row);
+        const double w = row_weights ? row_weights[r] : 1.0;
+        e.signal += w * row.signal;
+        e.noise += w * row.noise;
       }
       break;
     case Int8Layout::RowBlocks:
@@ -66,35 +71,7 @@ void uniform_codes(const Int8Layout& l, const uint8_t* x, uint64_t n, int8_t* ou
       const uint64_t rows = l.kind == Int8Layout::Columns ? l.outer : l.block;
       for (uint64_t b = 0; b < l.groups / c; ++b) {
         kernels::quantize_columns(x + 4 * b * rows * c, static_cast<size_t>(rows), static_cast<size_t>(c), &params[b * c],
-                                  out + b * rows * c, e);
-      }
-      break;
-    }
-  }
-}
-
-// The values uniform codes stand for (the inverse of uniform_codes).
-void uniform_values(const Int8Layout& l, const int8_t* q, uint64_t n, const std::vector<kernels::Int8Params>& params,
-                    uint8_t* out) {
-  switch (l.kind) {
-    case Int8Layout::Tensor:
-      kernels::dequantize(q, static_cast<size_t>(n), params[0], out);
-      break;
-    case Int8Layout::Rows:
-      for (uint64_t r = 0; r < l.outer * l.channels; ++r) {
-        kernels::dequantize(q + r * l.inner, static_cast<size_t>(l.inner), params[r % l.channels], out + 4 * r * l.inner);
-      }
-      break;
-    case Int8Layout::RowBlocks:
-      for (uint64_t g = 0; g < l.groups; ++g) kernels::dequantize(q + g * l.block, l.block, params[g], out + 4 * g * l.block);
-      break;
-    case Int8Layout::Columns:
-    case Int8Layout::ColumnBlocks: {
-      const uint64_t c = l.channels;
-      const uint64_t rows = l.kind == Int8Layout::Columns ? l.outer : l.block;
-      for (uint64_t b = 0; b < l.groups / c; ++b) {
-        kernels::dequantize_columns(q + b * rows * c, static_cast<size_t>(rows), static_cast<size_t>(c), &params[b * c],
-                                    out + 4 * b * rows * c);
+                                  out + b * rows * c, e, row_weights ? row_weights + b * rows : nullptr);
       }
       break;
     }
@@ -141,20 +118,16 @@ void Encoder::int8(int32_t i) {
       codebook(v, n);
     } else {
       std::vector<kernels::Int8Params> params;
-      uniform_codes(l, v, n, codes_.data(), params, e);
+      // Separable codes: when the factor is the same along each row, the error where it counts
+      // (x = u * factor) is the error of u weighted per row, summed while coding.
+      const std::vector<float> row_weights = factor_axis >= 0 ? separable_row_weights(l, t.dims) : std::vector<float>();
+      uniform_codes(l, v, n, codes_.data(), params, e, row_weights.empty() ? nullptr : row_weights.data());
       for (uint64_t g = 0; g < l.groups; ++g) {
         scales_[g] = params[g].scale;
         offsets_[g] = params[g].offset;
         zeros_[g] = static_cast<int8_t>(params[g].zero);
       }
-      if (factor_axis >= 0) {
-        // The error where it counts: of the values times their factors.
-        reconstructed_.resize(4 * n);
-        uniform_values(l, codes_.data(), n, params, reconstructed_.data());
-        multiply_along(reconstructed_.data(), t.dims, factor_axis, factors_.data());
-        e = kernels::ErrorSums{};
-        kernels::error_sums(x, reconstructed_.data(), static_cast<size_t>(n), e);
-      }
+      if (factor_axis >= 0 && row_weights.empty()) separable_error(l, t.dims, v, params, e);
     }
     if (l.codebook) {
       reconstructed_.resize(4 * n);
@@ -165,6 +138,45 @@ void Encoder::int8(int32_t i) {
   }
   current_ = i;
   if (item.report >= 0) set_sqnr(plan_.report.tensors[item.report], e.signal, e.noise);
+}
+
+// Weights (factor squared) per row of a separable layout, when the factor is the same along each
+// row (the factor axis comes before the channel axis); empty otherwise.
+std::vector<float> Encoder::separable_row_weights(const Int8Layout& l, const std::vector<int64_t>& dims) const {
+  const size_t b = static_cast<size_t>(l.factor_axis), a = static_cast<size_t>(l.axis);
+  if (l.kind != Int8Layout::Columns && b > a) return {};
+  uint64_t stride = 1;  // of the factor axis, in elements
+  for (size_t d = b + 1; d < dims.size(); ++d) stride *= static_cast<uint64_t>(dims[d]);
+  const uint64_t extent = static_cast<uint64_t>(dims[b]);
+  const uint64_t rows = l.kind == Int8Layout::Rows ? l.outer * l.channels : l.outer;
+  const uint64_t width = l.kind == Int8Layout::Rows ? l.inner : l.channels;
+  std::vector<float> w(rows);
+  for (uint64_t r = 0; r < rows; ++r) {
+    const float f = factors_[(r * width / stride) % extent];
+    w[r] = f * f;
+  }
+  return w;
+}
+
+// The error of separable codes where the factor varies along each row (with the same pattern in
+// every row): each term of the error of u weighted by its factor squared. One pass over u and codes.
+void Encoder::separable_error(const Int8Layout& l, const std::vector<int64_t>& dims, const uint8_t* u,
+                              const std::vector<kernels::Int8Params>& params, kernels::ErrorSums& e) {
+  e = kernels::ErrorSums{};
+  const size_t b = static_cast<size_t>(l.factor_axis);
+  uint64_t stride = 1;
+  for (size_t d = b + 1; d < dims.size(); ++d) stride *= static_cast<uint64_t>(dims[d]);
+  const uint64_t extent = static_cast<uint64_t>(dims[b]);
+  const uint64_t rows = l.outer * l.channels, width = l.inner;
+  std::vector<float> pattern(width);
+  for (uint64_t k = 0; k < width; ++k) {
+    const float f = factors_[(k / stride) % extent];
+    pattern[k] = f * f;
+  }
+  for (uint64_t r = 0; r < rows; ++r) {
+    kernels::weighted_error(u + 4 * r * width, codes_.data() + r * width, static_cast<size_t>(width), params[r % l.channels],
+                            pattern.data(), static_cast<size_t>(width), 0.0f, e);
+  }
 }
 
 // A table of 256 levels by k-means on the normalised values, and each value's index in it.
@@ -228,64 +240,87 @@ void Encoder::palette(int32_t i, const Payload& payload, Sink& out) {
         return v;
     }
   };
-  // The original tool's uniform levels, computed as its numpy code does (see seed_params).
+  // The original tool's uniform levels, computed as its numpy code does: inverse = 1 / range and
+  // zero in float64, the codes in float32, the values (q - zero) * range / (levels - 1) in float64.
   const uint32_t levels = item.levels;
   const float range = hi - lo;
   const double inverse = range > 0 ? 1.0 / static_cast<double>(range) : 0.0;
   const double half = levels / 2.0;
   const double zero = std::nearbyint(static_cast<double>(-lo) * inverse * (levels - 1)) - half;
   const double scale = static_cast<double>(range) / (levels - 1);  // numpy 1.x: float32 / int -> float64
-  const float inv32 = static_cast<float>(inverse), steps32 = static_cast<float>(levels - 1), zero32 = static_cast<float>(zero);
-  // Returns the value; `level` gets its index (0 .. levels - 1).
-  auto uniform_value = [&](float v, uint32_t& level) -> float {
-    level = 0;
-    if (!(range > 0)) return v;
-    float q = std::nearbyint(v * inv32 * steps32) + zero32;
-    q = q < static_cast<float>(-half) ? static_cast<float>(-half) : q > static_cast<float>(half - 1) ? static_cast<float>(half - 1) : q;
-    const int32_t qi = static_cast<int32_t>(q);  // numpy's astype(int32): truncation
-    level = static_cast<uint32_t>(static_cast<int64_t>(std::floor(static_cast<double>(qi) + half)));
-    return static_cast<float>((static_cast<double>(qi) - zero) * scale);
-  };
+  kernels::SeedLevels sl;
+  sl.inverse = static_cast<float>(inverse);
+  sl.steps = static_cast<float>(levels - 1);
+  sl.zero = static_cast<float>(zero);
+  sl.half = static_cast<float>(half);
+  sl.lowest = static_cast<int32_t>(-sl.half);  // trunc, as numpy's astype(int32)
+  const int32_t highest = static_cast<int32_t>(sl.half - 1);
+  // The value of every level, exactly as the formula gives it.
+  std::vector<float> uniform_values(static_cast<size_t>(highest - sl.lowest + 1));
+  for (size_t k = 0; k < uniform_values.size(); ++k) {
+    uniform_values[k] = static_cast<float>((static_cast<double>(sl.lowest + static_cast<int32_t>(k)) - zero) * scale);
+  }
+  if (range > 0) {
+    seed_.resize(n);
+    kernels::seed_levels(x, n, sl, seed_.data());
+  }
 
   uint32_t used = 0;
   if (!seed && hi > lo) {
     const size_t count = d.levels.size();
     design_indices(x, n, h, d, indices_);
+    // Each level's bytes in the tensor's type, and its value as read back (for the error).
     std::vector<float> stored(count);
-    std::vector<uint8_t> seen(count, 0);
-    // The value each level is stored as (rounded to the tensor's type).
+    std::vector<uint8_t> level_bytes(count * bytes);
     for (size_t k = 0; k < count; ++k) {
       stored[k] = store(0, static_cast<float>(d.levels[k]));
+      std::memcpy(&level_bytes[k * bytes], out_.data(), bytes);
     }
-    for (size_t k = 0; k < n; ++k) {
-      const float v = kernels::load_f32(x + 4 * k);
-      const uint16_t idx = indices_[k];
-      const float y = store(k, stored[idx]);
-      seen[idx] = 1;
-      uint32_t level;
-      const double dv = double(v) - y, du = double(v) - uniform_value(v, level);
-      signal += double(v) * v;
-      noise += dv * dv;
-      uniform_noise += du * du;
-    }
-    for (uint8_t s : seen) used += s;
+    std::vector<uint8_t> seen(count, 0);
+    double s = 0, e = 0, eu = 0;
+    auto map = [&](auto element) {  // by element size, so that the copies are single moves
+      using T = decltype(element);
+      for (size_t k = 0; k < n; ++k) {
+        const float v = kernels::load_f32(x + 4 * k);
+        const uint16_t idx = indices_[k];
+        std::memcpy(out_.data() + k * sizeof(T), &level_bytes[idx * sizeof(T)], sizeof(T));
+        seen[idx] = 1;
+        const double dv = double(v) - stored[idx], du = double(v) - uniform_values[seed_[k]];
+        s += double(v) * v;
+        e += dv * dv;
+        eu += du * du;
+      }
+    };
+    if (bytes == 4) map(uint32_t{});
+    else if (bytes == 2) map(uint16_t{});
+    else map(uint64_t{});
+    signal = s, noise = e, uniform_noise = eu;
+    for (uint8_t flag : seen) used += flag;
   }
   if (seed || !(hi > lo) || noise > uniform_noise) {
     // Uniform levels: chosen, or the safety net when the designed palette is not more accurate.
-    signal = noise = 0;
-    std::vector<uint8_t> seen(levels + 1, 0);
+    std::vector<float> stored(uniform_values.size());
+    std::vector<uint8_t> level_bytes(uniform_values.size() * bytes), seen(uniform_values.size(), 0);
+    for (size_t k = 0; k < uniform_values.size(); ++k) {
+      stored[k] = store(0, uniform_values[k]);
+      std::memcpy(&level_bytes[k * bytes], out_.data(), bytes);
+    }
+    double s = 0, e = 0;
     for (size_t k = 0; k < n; ++k) {
       const float v = kernels::load_f32(x + 4 * k);
-      uint32_t level;
-      const float y = store(k, uniform_value(v, level));
-      seen[level < levels ? level : levels] = 1;
+      const int32_t level = range > 0 ? seed_[k] : 0;
+      const float y = range > 0 ? stored[level] : store(k, v);
+      if (range > 0) std::memcpy(out_.data() + k * bytes, &level_bytes[level * bytes], bytes);
+      if (range > 0) seen[level] = 1;
       const double dv = double(v) - y;
-      signal += double(v) * v;
-      noise += dv * dv;
+      s += double(v) * v;
+      e += dv * dv;
     }
+    signal = s, noise = e;
     d.scheme = "uniform";
     used = 0;
     for (uint8_t flag : seen) used += flag;
+    if (!(range > 0)) used = n ? 1 : 0;
   }
   if (item.report >= 0) {
     TensorReport& r = plan_.report.tensors[item.report];

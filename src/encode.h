@@ -3,6 +3,7 @@
 
 #include <vector>
 
+#include "kernels/kernels.h"
 #include "plan.h"
 
 namespace onnx_shrink {
@@ -22,6 +23,9 @@ class Encoder {
  private:
   void int8(int32_t item);
   void codebook(const uint8_t* values, uint64_t n);
+  std::vector<float> separable_row_weights(const Int8Layout& l, const std::vector<int64_t>& dims) const;
+  void separable_error(const Int8Layout& l, const std::vector<int64_t>& dims, const uint8_t* u,
+                       const std::vector<kernels::Int8Params>& params, kernels::ErrorSums& e);
   void palette(int32_t item, const Payload& payload, Sink& out);
 
   // The item encoded last: its codes were written, its scales and offsets follow.
@@ -33,6 +37,7 @@ class Encoder {
   std::vector<uint8_t> normalized_, reconstructed_;
   std::vector<uint8_t> out_;
   std::vector<uint16_t> indices_;
+  std::vector<int32_t> seed_;
 };
 
 // 10 log10(signal / noise); `exact` when there is no noise.

@@ -426,6 +426,15 @@ class Walker {
                       outer.begin);
         }
       }
+    } else if ((t.kind == DataKind::Int32 || t.kind == DataKind::Int64 || t.kind == DataKind::Uint64) && t.odd.empty()) {
+      // Packed varints take at least one byte each: a shorter field cannot hold the elements, and
+      // checking now keeps hostile dimensions from sizing any buffer.
+      if (t.data.size() < t.elements || t.data.size() > t.elements * 10) {
+        trail_.fail(ErrorCode::Malformed,
+                    "tensor '" + t.name + "' " + dims_text(t.dims) + " has " + std::to_string(t.data.size()) +
+                        " bytes of packed values, which cannot hold " + std::to_string(t.elements) + " elements",
+                    outer.begin);
+      }
     } else if ((t.kind == DataKind::Float || t.kind == DataKind::Double) && t.odd.empty()) {
       const uint64_t need = t.elements * (t.kind == DataKind::Float ? 4 : 8) * (t.data_type == onnx::kComplex64 || t.data_type == onnx::kComplex128 ? 2 : 1);
       if (t.data.size() != need) {

@@ -137,7 +137,7 @@ class FileSink final : public onnx_shrink::Sink {
   }
   void commit() {
     flush();
-    if (::fsync(fd_) != 0 || ::close(fd_) != 0) throw Error(ErrorCode::Io, "cannot write '" + temp_ + "': " + std::strerror(errno));
+    if (::close(fd_) != 0) throw Error(ErrorCode::Io, "cannot write '" + temp_ + "': " + std::strerror(errno));
     fd_ = -1;
     if (::rename(temp_.c_str(), path_.c_str()) != 0) {
       throw Error(ErrorCode::Io, "cannot rename '" + temp_ + "' to '" + path_ + "': " + std::strerror(errno));

@@ -35,6 +35,13 @@ struct Int8Params {
 // From a group's min and max (the range is widened to include 0).
 Int8Params int8_params(float min, float max);
 
+// The original Shrink Ray's palette ("float levels"): q = trunc(clip(round(x * inverse * steps) + zero,
+// -half, half - 1)), in float32 as its numpy code computes it; the value is then (q - zero) * scale.
+struct SeedLevels {
+  float inverse = 0, steps = 0, zero = 0, half = 0;
+  int32_t lowest = 0;  // the smallest q, so that q - lowest indexes a table of values
+};
+
 // The original Shrink Ray's per-tensor parameters, computed as its numpy code does.
 struct SeedParams {
   float inv_range32 = 0;  // float32(1 / range): numpy casts the float64 scalar to the array's type
@@ -51,9 +58,12 @@ SeedParams seed_params(float min, float max);
   void minmax_columns(const uint8_t* x, size_t rows, size_t cols, float* mins, float* maxs, bool& finite);     \
   /* 8-bit codes of n values sharing one group's parameters. */                                                \
   void quantize(const uint8_t* x, size_t n, const Int8Params& p, int8_t* out, ErrorSums& e);                  \
-  /* 8-bit codes of a rows x cols matrix with one group per column (params has cols entries). */               \
+  /* 8-bit codes of a rows x cols matrix with one group per column (params has cols entries); the error */    \
+  /* terms of row r are weighted by row_weights[r] when given. */                                              \
   void quantize_columns(const uint8_t* x, size_t rows, size_t cols, const Int8Params* params, int8_t* out,     \
-                        ErrorSums& e);                                                                         \
+                        ErrorSums& e, const float* row_weights = nullptr);                                     \
+  /* The original Shrink Ray's palette level of each value, as q - lowest (see SeedLevels). */                  \
+  void seed_levels(const uint8_t* x, size_t n, const SeedLevels& p, int32_t* out);                             \
   /* The original Shrink Ray's codes: clamp(round(x * inv_range32 * 255) + zero). */                           \
   void quantize_seed(const uint8_t* x, size_t n, const SeedParams& p, int8_t* out, ErrorSums& e);              \
   /* fp16 / bf16 bit patterns to fp32. */                                                                      \
@@ -71,12 +81,15 @@ SeedParams seed_params(float min, float max);
   void scale(const uint8_t* x, size_t n, float factor, uint8_t* out);                                          \
   /* out[r][c] = x[r][c] * factors[c] for a rows x cols matrix; out may be x. */                               \
   void scale_columns(const uint8_t* x, size_t rows, size_t cols, const float* factors, uint8_t* out);          \
-  /* x' = q * scale + offset of n codes sharing one group's parameters. */                                     \
-  void dequantize(const int8_t* q, size_t n, const Int8Params& p, uint8_t* out);                               \
-  /* The same for a rows x cols matrix with one group per column. */                                           \
-  void dequantize_columns(const int8_t* q, size_t rows, size_t cols, const Int8Params* params, uint8_t* out);  \
   /* Sums of x^2 and (x - y)^2 over n values. */                                                               \
-  void error_sums(const uint8_t* x, const uint8_t* y, size_t n, ErrorSums& e);
+  void error_sums(const uint8_t* x, const uint8_t* y, size_t n, ErrorSums& e);                                 \
+  /* Error of codes q of values u (one group's parameters), each term weighted by weights[i % period] */     \
+  /* (or by `weight` when weights is null): sums of w u^2 and w (u - (q scale + offset))^2. */               \
+  void weighted_error(const uint8_t* u, const int8_t* q, size_t n, const Int8Params& p, const float* weights,    \
+                      size_t period, float weight, ErrorSums& e);                                              \
+  /* The same for a rows x cols matrix with one group per column and a weight per row. */                    \
+  void weighted_error_columns(const uint8_t* u, const int8_t* q, size_t rows, size_t cols, const Int8Params* params, \
+                              const float* row_weights, ErrorSums& e);
 
 namespace scalar {
 ONNX_SHRINK_KERNELS

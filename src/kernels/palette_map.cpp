@@ -1,6 +1,8 @@
 // Palette kernels: the histogram the levels are chosen from, and the mapping of every value to its
 // level. Both compute a value's bin the same way; the mapping then settles the exact level by
 // comparing with the thresholds, so its result depends only on the value and the thresholds.
+#include <cmath>
+
 #include "kernels.h"
 
 namespace onnx_shrink::kernels {
@@ -42,6 +44,14 @@ void palette_indices(const uint8_t* x, size_t n, float min, float bin_scale, uin
   for (size_t i = 0; i < n; ++i) {
     const float v = load_f32(x + 4 * i);
     out[i] = settle(v, guess[bin_of(v, min, bin_scale, bins)], thresholds, levels);
+  }
+}
+
+void seed_levels(const uint8_t* x, size_t n, const SeedLevels& p, int32_t* out) {
+  for (size_t i = 0; i < n; ++i) {
+    float q = std::nearbyint(load_f32(x + 4 * i) * p.inverse * p.steps) + p.zero;
+    q = q < -p.half ? -p.half : q > p.half - 1 ? p.half - 1 : q;
+    out[i] = static_cast<int32_t>(q) - p.lowest;
   }
 }
 
@@ -87,6 +97,30 @@ void palette_indices(const uint8_t* x, size_t n, float min, float bin_scale, uin
     for (int k = 0; k < 4; ++k) out[i + k] = settle(load_f32(x + 4 * (i + k)), guess[b[k]], thresholds, levels);
   }
   scalar::palette_indices(x + 4 * i, n - i, min, bin_scale, bins, guess, thresholds, levels, out + i);
+}
+
+void seed_levels(const uint8_t* x, size_t n, const SeedLevels& p, int32_t* out) {
+  // In integer lanes the rounding and the sums are exact while every intermediate stays below 2^22;
+  // the scalar code handles anything else (values far from zero relative to their range).
+  if (!(std::fabs(p.zero) < 1048576.0f && p.steps < 65536.0f)) return scalar::seed_levels(x, n, p, out);
+  const bool whole = p.half == std::floor(p.half);  // even levels: zero and half are integers
+  if (!whole) return scalar::seed_levels(x, n, p, out);
+  const v4::f32 inv = v4::splat(p.inverse), steps = v4::splat(p.steps);
+  const v4::i32 zero = v4::isplat(static_cast<int32_t>(p.zero));
+  const v4::i32 lo = v4::isplat(static_cast<int32_t>(-p.half)), hi = v4::isplat(static_cast<int32_t>(p.half - 1));
+  const v4::i32 lowest = v4::isplat(-p.lowest);
+  size_t i = 0;
+  for (; i + 4 <= n; i += 4) {
+    const v4::f32 t = v4::mul(v4::mul(v4::load(x + 4 * i), inv), steps);
+    const v4::f32 bound = v4::splat(2097152.0f);  // beyond, the float round-trip is not an int lane's
+    if (v4::any(v4::gt_i32(v4::as_i32(v4::max(v4::sub(v4::splat(0), t), t)), v4::as_i32(bound)))) {
+      scalar::seed_levels(x + 4 * i, 4, p, out + i);
+      continue;
+    }
+    const v4::i32 q = v4::imin(v4::imax(v4::iadd(v4::round_to_int(t), zero), lo), hi);
+    v4::store_i32(out + i, v4::iadd(q, lowest));
+  }
+  scalar::seed_levels(x + 4 * i, n - i, p, out + i);
 }
 
 }  // namespace simd

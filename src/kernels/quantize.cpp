@@ -2,6 +2,7 @@
 // per-tensor formula (for parity).
 #include <cfloat>
 #include <cmath>
+#include <vector>
 
 #include "kernels.h"
 
@@ -67,9 +68,13 @@ void quantize(const uint8_t* x, size_t n, const Int8Params& p, int8_t* out, Erro
 }
 
 void quantize_columns(const uint8_t* x, size_t rows, size_t cols, const Int8Params* params, int8_t* out,
-                      ErrorSums& e) {
+                      ErrorSums& e, const float* row_weights) {
   for (size_t r = 0; r < rows; ++r) {
-    for (size_t c = 0; c < cols; ++c) quantize(x + 4 * (r * cols + c), 1, params[c], out + r * cols + c, e);
+    ErrorSums row;
+    for (size_t c = 0; c < cols; ++c) quantize(x + 4 * (r * cols + c), 1, params[c], out + r * cols + c, row);
+    const double w = row_weights ? row_weights[r] : 1.0;
+    e.signal += w * row.signal;
+    e.noise += w * row.noise;
   }
 }
 
@@ -147,42 +152,37 @@ void quantize(const uint8_t* x, size_t n, const Int8Params& p, int8_t* out, Erro
 }
 
 void quantize_columns(const uint8_t* x, size_t rows, size_t cols, const Int8Params* params, int8_t* out,
-                      ErrorSums& e) {
-  if (cols < 16) return scalar::quantize_columns(x, rows, cols, params, out, e);
-  // Parameters as lanes, 16 columns at a time.
+                      ErrorSums& e, const float* row_weights) {
+  if (cols < 16) return scalar::quantize_columns(x, rows, cols, params, out, e, row_weights);
+  // Parameters as arrays of lanes, then row by row (contiguous), 16 columns at a time.
   const size_t wide = cols & ~size_t(15);
-  LaneSums sums;
-  for (size_t c0 = 0; c0 < wide; c0 += 16) {
-    float inv[16], scale[16], offset[16];
-    int32_t zero[16];
-    for (int k = 0; k < 16; ++k) {
-      inv[k] = params[c0 + k].inv_scale;
-      scale[k] = params[c0 + k].scale;
-      offset[k] = params[c0 + k].offset;
-      zero[k] = params[c0 + k].zero;
-    }
-    v4::f32 vi[4], vs[4], vo[4];
-    v4::i32 vz[4];
-    for (int k = 0; k < 4; ++k) {
-      vi[k] = v4::load(reinterpret_cast<const uint8_t*>(inv + 4 * k));
-      vs[k] = v4::load(reinterpret_cast<const uint8_t*>(scale + 4 * k));
-      vo[k] = v4::load(reinterpret_cast<const uint8_t*>(offset + 4 * k));
-      vz[k] = v4::as_i32(v4::load(reinterpret_cast<const uint8_t*>(zero + 4 * k)));
-    }
-    for (size_t r = 0; r < rows; ++r) {
-      const uint8_t* row = x + 4 * (r * cols + c0);
-      const v4::i32 a = code4(v4::load(row), vi[0], vz[0], vs[0], vo[0], sums);
-      const v4::i32 b = code4(v4::load(row + 16), vi[1], vz[1], vs[1], vo[1], sums);
-      const v4::i32 c = code4(v4::load(row + 32), vi[2], vz[2], vs[2], vo[2], sums);
-      const v4::i32 d = code4(v4::load(row + 48), vi[3], vz[3], vs[3], vo[3], sums);
-      v4::store_i8x16(reinterpret_cast<uint8_t*>(out + r * cols + c0), a, b, c, d);
-    }
+  std::vector<float> inv(wide), scale(wide), offset(wide);
+  std::vector<int32_t> zero(wide);
+  for (size_t c = 0; c < wide; ++c) {
+    inv[c] = params[c].inv_scale;
+    scale[c] = params[c].scale;
+    offset[c] = params[c].offset;
+    zero[c] = params[c].zero;
   }
-  sums.flush_into(&e);
-  if (wide < cols) {
-    for (size_t r = 0; r < rows; ++r) {
-      scalar::quantize_columns(x + 4 * (r * cols + wide), 1, cols - wide, params + wide, out + r * cols + wide, e);
+  auto lanes = [](const auto& v, size_t c) { return v4::load(reinterpret_cast<const uint8_t*>(v.data() + c)); };
+  for (size_t r = 0; r < rows; ++r) {
+    LaneSums sums;
+    const uint8_t* row = x + 4 * r * cols;
+    int8_t* o = out + r * cols;
+    for (size_t c = 0; c < wide; c += 16) {
+      v4::i32 q[4];
+      for (int k = 0; k < 4; ++k) {
+        const size_t cc = c + 4 * k;
+        q[k] = code4(v4::load(row + 4 * cc), lanes(inv, cc), v4::as_i32(lanes(zero, cc)), lanes(scale, cc), lanes(offset, cc), sums);
+      }
+      v4::store_i8x16(reinterpret_cast<uint8_t*>(o + c), q[0], q[1], q[2], q[3]);
     }
+    ErrorSums row_sums;
+    sums.flush_into(&row_sums);
+    if (wide < cols) scalar::quantize_columns(row + 4 * wide, 1, cols - wide, params + wide, o + wide, row_sums);
+    const double w = row_weights ? row_weights[r] : 1.0;
+    e.signal += w * row_sums.signal;
+    e.noise += w * row_sums.noise;
   }
 }
 

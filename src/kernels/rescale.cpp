@@ -1,5 +1,7 @@
 // Elementwise helpers of the separable and codebook schemes: scaling along an axis, turning codes
 // back into values, and measuring the error exactly.
+#include <vector>
+
 #include "kernels.h"
 
 namespace onnx_shrink::kernels {
@@ -19,16 +21,6 @@ void scale_columns(const uint8_t* x, size_t rows, size_t cols, const float* fact
   }
 }
 
-void dequantize(const int8_t* q, size_t n, const Int8Params& p, uint8_t* out) {
-  for (size_t i = 0; i < n; ++i) store_f32(out + 4 * i, static_cast<float>(q[i]) * p.scale + p.offset);
-}
-
-void dequantize_columns(const int8_t* q, size_t rows, size_t cols, const Int8Params* params, uint8_t* out) {
-  for (size_t r = 0; r < rows; ++r) {
-    for (size_t c = 0; c < cols; ++c) dequantize(q + r * cols + c, 1, params[c], out + 4 * (r * cols + c));
-  }
-}
-
 void error_sums(const uint8_t* x, const uint8_t* y, size_t n, ErrorSums& e) {
   double signal = 0, noise = 0;
   for (size_t i = 0; i < n; ++i) {
@@ -38,6 +30,29 @@ void error_sums(const uint8_t* x, const uint8_t* y, size_t n, ErrorSums& e) {
   }
   e.signal += signal;
   e.noise += noise;
+}
+
+void weighted_error(const uint8_t* u, const int8_t* q, size_t n, const Int8Params& p, const float* weights, size_t period,
+                    float weight, ErrorSums& e) {
+  double signal = 0, noise = 0;
+  for (size_t i = 0; i < n; ++i) {
+    const float v = load_f32(u + 4 * i), d = v - (static_cast<float>(q[i]) * p.scale + p.offset);
+    const float w = weights ? weights[i % period] : weight;
+    signal += double(w) * v * v;
+    noise += double(w) * d * d;
+  }
+  e.signal += signal;
+  e.noise += noise;
+}
+
+void weighted_error_columns(const uint8_t* u, const int8_t* q, size_t rows, size_t cols, const Int8Params* params,
+                            const float* row_weights, ErrorSums& e) {
+  for (size_t r = 0; r < rows; ++r) {
+    for (size_t c = 0; c < cols; ++c) {
+      const size_t k = r * cols + c;
+      weighted_error(u + 4 * k, q + k, 1, params[c], nullptr, 1, row_weights[r], e);
+    }
+  }
 }
 
 }  // namespace scalar
@@ -64,36 +79,6 @@ void scale_columns(const uint8_t* x, size_t rows, size_t cols, const float* fact
   }
 }
 
-void dequantize(const int8_t* q, size_t n, const Int8Params& p, uint8_t* out) {
-  const v4::f32 s = v4::splat(p.scale), o = v4::splat(p.offset);
-  size_t i = 0;
-  for (; i + 4 <= n; i += 4) {
-    const v4::f32 v = v4::to_float(v4::load_i8x4(reinterpret_cast<const uint8_t*>(q + i)));
-    v4::store(out + 4 * i, v4::add(v4::mul(v, s), o));
-  }
-  scalar::dequantize(q + i, n - i, p, out + 4 * i);
-}
-
-void dequantize_columns(const int8_t* q, size_t rows, size_t cols, const Int8Params* params, uint8_t* out) {
-  // Parameters as lanes, 4 columns at a time.
-  const size_t wide = cols & ~size_t(3);
-  for (size_t c = 0; c < wide; c += 4) {
-    float sc[4], of[4];
-    for (int k = 0; k < 4; ++k) sc[k] = params[c + k].scale, of[k] = params[c + k].offset;
-    const v4::f32 s = v4::load(reinterpret_cast<const uint8_t*>(sc)), o = v4::load(reinterpret_cast<const uint8_t*>(of));
-    for (size_t r = 0; r < rows; ++r) {
-      const size_t k = r * cols + c;
-      const v4::f32 v = v4::to_float(v4::load_i8x4(reinterpret_cast<const uint8_t*>(q + k)));
-      v4::store(out + 4 * k, v4::add(v4::mul(v, s), o));
-    }
-  }
-  if (wide < cols) {
-    for (size_t r = 0; r < rows; ++r) {
-      scalar::dequantize_columns(q + r * cols + wide, 1, cols - wide, params + wide, out + 4 * (r * cols + wide));
-    }
-  }
-}
-
 void error_sums(const uint8_t* x, const uint8_t* y, size_t n, ErrorSums& e) {
   size_t i = 0;
   while (i + 4 <= n) {
@@ -108,6 +93,50 @@ void error_sums(const uint8_t* x, const uint8_t* y, size_t n, ErrorSums& e) {
     for (int k = 0; k < 4; ++k) e.signal += v4::lane(signal, k), e.noise += v4::lane(noise, k);
   }
   scalar::error_sums(x + 4 * i, y + 4 * i, n - i, e);
+}
+
+void weighted_error(const uint8_t* u, const int8_t* q, size_t n, const Int8Params& p, const float* weights, size_t period,
+                    float weight, ErrorSums& e) {
+  if (weights && period % 4 != 0) return scalar::weighted_error(u, q, n, p, weights, period, weight, e);
+  const v4::f32 s = v4::splat(p.scale), o = v4::splat(p.offset);
+  v4::f32 w = v4::splat(weight);
+  size_t i = 0;
+  while (i + 4 <= n) {
+    v4::f32 signal = v4::splat(0), noise = v4::splat(0);
+    const size_t stop = std::min(n & ~size_t(3), i + 4096);
+    for (; i < stop; i += 4) {
+      if (weights) w = v4::load(reinterpret_cast<const uint8_t*>(weights + i % period));
+      const v4::f32 v = v4::load(u + 4 * i);
+      const v4::f32 d = v4::sub(v, v4::add(v4::mul(v4::to_float(v4::load_i8x4(reinterpret_cast<const uint8_t*>(q + i))), s), o));
+      signal = v4::add(signal, v4::mul(w, v4::mul(v, v)));
+      noise = v4::add(noise, v4::mul(w, v4::mul(d, d)));
+    }
+    for (int k = 0; k < 4; ++k) e.signal += v4::lane(signal, k), e.noise += v4::lane(noise, k);
+  }
+  scalar::weighted_error(u + 4 * i, q + i, n - i, p, weights ? weights + i % period : nullptr, period, weight, e);
+}
+
+void weighted_error_columns(const uint8_t* u, const int8_t* q, size_t rows, size_t cols, const Int8Params* params,
+                            const float* row_weights, ErrorSums& e) {
+  const size_t wide = cols & ~size_t(3);
+  std::vector<float> scale(wide), offset(wide);
+  for (size_t c = 0; c < wide; ++c) scale[c] = params[c].scale, offset[c] = params[c].offset;
+  for (size_t r = 0; r < rows; ++r) {
+    v4::f32 signal = v4::splat(0), noise = v4::splat(0);
+    const v4::f32 w = v4::splat(row_weights[r]);
+    const size_t row = r * cols;
+    for (size_t c = 0; c < wide; c += 4) {
+      const v4::f32 v = v4::load(u + 4 * (row + c));
+      const v4::f32 y = v4::add(v4::mul(v4::to_float(v4::load_i8x4(reinterpret_cast<const uint8_t*>(q + row + c))),
+                                        v4::load(reinterpret_cast<const uint8_t*>(scale.data() + c))),
+                                v4::load(reinterpret_cast<const uint8_t*>(offset.data() + c)));
+      const v4::f32 d = v4::sub(v, y);
+      signal = v4::add(signal, v4::mul(w, v4::mul(v, v)));
+      noise = v4::add(noise, v4::mul(w, v4::mul(d, d)));
+    }
+    for (int k = 0; k < 4; ++k) e.signal += v4::lane(signal, k), e.noise += v4::lane(noise, k);
+    if (wide < cols) scalar::weighted_error_columns(u + 4 * (row + wide), q + row + wide, 1, cols - wide, params + wide, row_weights + r, e);
+  }
 }
 
 }  // namespace simd

@@ -268,7 +268,7 @@ TEST(Kernels, BinsSurviveInfinityAndNaN) {
   EXPECT_EQ(c1, c2);
 }
 
-TEST(Kernels, RescaleAndDequantizeMatchScalar) {
+TEST(Kernels, RescaleAndErrorsMatchScalar) {
   const size_t rows = 13, cols = 37, n = rows * cols;
   const Values v = make_values(n, 77, 1);
   std::vector<float> factors(cols);
@@ -281,23 +281,40 @@ TEST(Kernels, RescaleAndDequantizeMatchScalar) {
   k::scale(v.data, n, 1.75f, b.data());
   EXPECT_EQ(a, b);
 
-  std::vector<int8_t> q(n);
-  for (size_t i = 0; i < n; ++i) q[i] = static_cast<int8_t>(static_cast<int>(i * 7919) % 256 - 128);
-  const k::Int8Params p = k::int8_params(-0.7f, 1.3f);
-  k::scalar::dequantize(q.data(), n, p, a.data());
-  k::dequantize(q.data(), n, p, b.data());
-  EXPECT_EQ(a, b);
-  std::vector<k::Int8Params> params(cols);
-  for (size_t c = 0; c < cols; ++c) params[c] = k::int8_params(-0.1f * static_cast<float>(c + 1), 0.2f * static_cast<float>(c + 1));
-  k::scalar::dequantize_columns(q.data(), rows, cols, params.data(), a.data());
-  k::dequantize_columns(q.data(), rows, cols, params.data(), b.data());
-  EXPECT_EQ(a, b);
-
   k::ErrorSums e1, e2;
   k::scalar::error_sums(v.data, a.data(), n, e1);
   k::error_sums(v.data, a.data(), n, e2);
   EXPECT_NEAR(e1.noise, e2.noise, 1e-6 * e1.noise);
   EXPECT_NEAR(e1.signal, e2.signal, 1e-6 * e1.signal);
+
+  // Weighted errors of codes, by a weight per position and by a weight per row.
+  std::vector<int8_t> q(n);
+  for (size_t i = 0; i < n; ++i) q[i] = static_cast<int8_t>(static_cast<int>(i * 7919) % 256 - 128);
+  const k::Int8Params p = k::int8_params(-0.2f, 0.3f);
+  std::vector<float> pattern(cols);
+  for (size_t c = 0; c < cols; ++c) pattern[c] = 0.25f + 0.125f * static_cast<float>(c % 8);
+  for (const float* w : {static_cast<const float*>(nullptr), static_cast<const float*>(pattern.data())}) {
+    k::ErrorSums s1, s2;
+    k::scalar::weighted_error(v.data, q.data(), n, p, w, cols, 2.0f, s1);
+    k::weighted_error(v.data, q.data(), n, p, w, cols, 2.0f, s2);
+    EXPECT_NEAR(s1.noise, s2.noise, 1e-6 * s1.noise);
+    EXPECT_NEAR(s1.signal, s2.signal, 1e-6 * s1.signal);
+    double expect = 0;
+    for (size_t i = 0; i < n; ++i) {
+      const double d = v.at(i) - (static_cast<float>(q[i]) * p.scale + p.offset);
+      expect += (w ? w[i % cols] : 2.0) * d * d;
+    }
+    EXPECT_NEAR(s1.noise, expect, 1e-6 * expect);
+  }
+  std::vector<k::Int8Params> params(cols);
+  for (size_t c = 0; c < cols; ++c) params[c] = k::int8_params(-0.1f * static_cast<float>(c + 1), 0.2f * static_cast<float>(c + 1));
+  std::vector<float> row_weights(rows);
+  for (size_t r = 0; r < rows; ++r) row_weights[r] = 1.0f + static_cast<float>(r);
+  k::ErrorSums c1, c2;
+  k::scalar::weighted_error_columns(v.data, q.data(), rows, cols, params.data(), row_weights.data(), c1);
+  k::weighted_error_columns(v.data, q.data(), rows, cols, params.data(), row_weights.data(), c2);
+  EXPECT_NEAR(c1.noise, c2.noise, 1e-6 * c1.noise);
+  EXPECT_NEAR(c1.signal, c2.signal, 1e-6 * c1.signal);
 }
 
 TEST(Palette, DeterministicLog2) {
@@ -326,7 +343,9 @@ TEST(Palette, DesignsAreOrderedAndAutoNeverWorseThanUniform) {
         for (size_t j = 1; j < d.levels.size(); ++j) EXPECT_LT(d.levels[j - 1], d.levels[j]);
         for (size_t j = 1; j < d.thresholds.size(); ++j) EXPECT_LE(d.thresholds[j - 1], d.thresholds[j]);
         EXPECT_LE(d.sse, u.sse * 1.0000001) << levels;
-        if (c == palette::Choice::Auto) EXPECT_LE(d.entropy, u.entropy + 1e-12) << levels;
+        if (c == palette::Choice::Auto) {
+          EXPECT_LE(d.entropy, u.entropy + 1e-12) << levels;
+        }
       }
     }
   }

@@ -1,0 +1,30 @@
+"""Writes small valid models for the fuzzer to start from (the structures it should mutate)."""
+import os
+import sys
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+out = sys.argv[1]
+os.makedirs(out, exist_ok=True)
+rng = np.random.default_rng(0)
+
+
+def save(name, nodes, inits, inputs, outputs, opset=13, ir=8):
+    g = helper.make_graph(nodes, name, inputs, outputs, inits)
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)])
+    m.ir_version = ir
+    onnx.save(m, os.path.join(out, name + ".onnx"))
+
+
+x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 8])
+y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 8])
+w = rng.normal(size=(8, 8)).astype(np.float32)
+save("matmul", [helper.make_node("MatMul", ["x", "w"], ["y"])], [numpy_helper.from_array(w, "w")], [x], [y])
+save("constant", [helper.make_node("Constant", [], ["w"], value=numpy_helper.from_array(w, "c")), helper.make_node("MatMul", ["x", "w"], ["y"])], [], [x], [y], opset=9, ir=4)
+save("fp16", [helper.make_node("Cast", ["w"], ["wf"], to=TensorProto.FLOAT), helper.make_node("MatMul", ["x", "wf"], ["y"])],
+     [helper.make_tensor("w", TensorProto.FLOAT16, [8, 8], w.astype(np.float16).view(np.uint16).reshape(-1).tolist())], [x], [y])
+branch = lambda n: helper.make_graph([helper.make_node("Constant", [], [n], value=numpy_helper.from_array(w, n + "c")), helper.make_node("MatMul", ["x", n], [n + "y"])], n, [], [helper.make_tensor_value_info(n + "y", TensorProto.FLOAT, [1, 8])])
+save("if", [helper.make_node("If", ["c"], ["y"], then_branch=branch("t"), else_branch=branch("e"))], [], [x, helper.make_tensor_value_info("c", TensorProto.BOOL, [])], [y])
+save("ir3", [helper.make_node("MatMul", ["x", "w"], ["y"])], [numpy_helper.from_array(w, "w")], [x, helper.make_tensor_value_info("w", TensorProto.FLOAT, [8, 8])], [y], opset=8, ir=3)
