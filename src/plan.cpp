@@ -88,10 +88,26 @@ void data(Message& tensor, const Payload& payload, const std::string& location) 
 // Layout: length prefixes and output size
 // ---------------------------------------------------------------------------------------------
 
-uint64_t finish_layout(const ModelIndex& index, std::vector<Edit>& edits) {
-  std::stable_sort(edits.begin(), edits.end(), [](const Edit& a, const Edit& b) {
-    return a.begin != b.begin ? a.begin < b.begin : a.end < b.end;
+namespace {
+// Edits in file order; two at the same place keep the order they were made in.
+void sort_edits(std::vector<Edit>& edits) {
+  std::vector<size_t> order(edits.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    const Edit &x = edits[a], &y = edits[b];
+    if (x.begin != y.begin) return x.begin < y.begin;
+    if (x.end != y.end) return x.end < y.end;
+    return a < b;
   });
+  std::vector<Edit> sorted;
+  sorted.reserve(edits.size());
+  for (size_t i : order) sorted.push_back(std::move(edits[i]));
+  edits.swap(sorted);
+}
+}  // namespace
+
+uint64_t finish_layout(const ModelIndex& index, std::vector<Edit>& edits) {
+  sort_edits(edits);
   // Size change of every container: its own edits plus its changed children. Children come after
   // their parents in the index, so one backward sweep settles them all.
   const size_t n = index.containers.size();
@@ -131,9 +147,7 @@ uint64_t finish_layout(const ModelIndex& index, std::vector<Edit>& edits) {
   }
   if (!prefixes.empty()) {
     edits.insert(edits.end(), std::make_move_iterator(prefixes.begin()), std::make_move_iterator(prefixes.end()));
-    std::stable_sort(edits.begin(), edits.end(), [](const Edit& a, const Edit& b) {
-      return a.begin != b.begin ? a.begin < b.begin : a.end < b.end;
-    });
+    sort_edits(edits);
   }
   return static_cast<uint64_t>(static_cast<int64_t>(index.size) + top);
 }
@@ -514,8 +528,10 @@ class Planner {
     // so edits are made in the order of their tensors, which is their order in the file.
     std::vector<int32_t> order(plan_.items.size());
     for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<int32_t>(i);
-    std::stable_sort(order.begin(), order.end(),
-                     [&](int32_t a, int32_t b) { return plan_.items[a].tensor < plan_.items[b].tensor; });
+    std::sort(order.begin(), order.end(), [&](int32_t a, int32_t b) {
+      const int32_t x = plan_.items[a].tensor, y = plan_.items[b].tensor;
+      return x != y ? x < y : a < b;
+    });
     std::vector<std::vector<Chunk>> inserts(index_.graphs.size());  // new nodes per graph
     for (int32_t i : order) {
       const Action action = plan_.items[i].action;

@@ -1,7 +1,6 @@
 // The report as JSON. Hand-written rather than a JSON library: it only writes, the shape is
 // fixed, and every byte counts in the WebAssembly build.
 #include <cmath>
-#include <cstdio>
 
 #include "onnx_shrink.h"
 
@@ -27,9 +26,10 @@ class Json {
         case '\t': out += "\\t"; break;
         default:
           if (c < 0x20) {
-            char buf[8];
-            std::snprintf(buf, sizeof buf, "\\u%04x", c);
-            out += buf;
+            static const char hex[] = "0123456789abcdef";
+            out += "\\u00";
+            out += hex[c >> 4];
+            out += hex[c & 15];
           } else if (c < 0x80) {
             out += static_cast<char>(c);
           } else {
@@ -40,12 +40,21 @@ class Json {
     out += '"';
     need_ = true;
   }
+  // Three decimals are all a report needs (no printf: it would double the WebAssembly's size).
   void number(double v) {
     sep();
-    if (std::isfinite(v)) {
-      char buf[32];
-      std::snprintf(buf, sizeof buf, "%.6g", v);
-      out += buf;
+    if (std::isfinite(v) && std::fabs(v) < 9e15) {
+      const int64_t milli = static_cast<int64_t>(std::llround(v * 1000.0));
+      const uint64_t a = static_cast<uint64_t>(milli < 0 ? -milli : milli);
+      if (milli < 0) out += '-';
+      out += std::to_string(a / 1000);
+      const uint64_t frac = a % 1000;
+      if (frac) {
+        out += '.';
+        out += static_cast<char>('0' + frac / 100);
+        if (frac % 100) out += static_cast<char>('0' + frac / 10 % 10);
+        if (frac % 10) out += static_cast<char>('0' + frac % 10);
+      }
     } else {
       out += "null";
     }

@@ -221,3 +221,14 @@ ALL = {
     "initializer_as_input": initializer_as_input,
     "stft_basis": stft_basis,
 }
+
+
+if __name__ == "__main__":
+    # Writes every synthetic model to a folder: /usr/bin/python3 tests/python/models.py OUT
+    import os
+    import sys
+
+    out = sys.argv[1]
+    os.makedirs(out, exist_ok=True)
+    for name, build in ALL.items():
+        onnx.save(build()[0], os.path.join(out, name + ".onnx"))

@@ -1,0 +1,411 @@
+#!/usr/bin/env node
+// onnx-shrink command line: the WebAssembly engine on files, with the native driver's flags.
+//
+// Exit status: 0 success, 2 bad input or options, 3 --verify found outputs beyond tolerance,
+// 1 anything unexpected.
+import { existsSync, mkdirSync, openSync, closeSync, renameSync, rmSync, statSync, readdirSync, writeSync } from 'node:fs';
+import path from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { shrink, inspect, expand, version, fileSource, OnnxShrinkError } from './index.node.js';
+
+const USAGE = `usage: onnx-shrink IN.onnx [IN2.onnx | FOLDER ...] [options]
+
+  -o, --output PATH         output file (one input) or folder; default NAME.shrunk.onnx beside each input
+  --mode int8|palette       int8: 8-bit codes expanded in the graph (default); palette: at most
+                            --levels values per tensor, stored as floats (compresses several-fold)
+  --levels N                palette levels, 2..65536 (default 256)
+  --block N                 int8: one scale per N values along the reduction axis (16..4096)
+  --scheme S                int8: auto (default) | channel | tensor (the original Shrink Ray);
+                            palette: auto (default) | kmeans | uniform (the original)
+  --form fold|dq            int8: Cast->Mul->Add, folded at load (default) | DequantizeLinear
+  --min-elements N          leave tensors with fewer values alone (default 16384)
+  --exclude NAMES           comma-separated tensor names to leave alone
+  --exclude-nodes NAMES     leave the weights read by these nodes alone
+  --exclude-ops TYPES       leave the weights read by these op types alone
+  --external-data auto|inline|external
+                            where tensor data goes (auto: inline unless over 2 GB)
+  --report FILE.json        write the report(s) as JSON
+  --inspect                 show what would change, write nothing
+  --expand                  turn shrunk models back into plain float weights
+  --json                    print reports as JSON instead of a table
+  --verify                  run original and result in onnxruntime-node on seeded random inputs
+  --abs-tol X, --mean-tol X with --verify: exit 3 when an output's max / mean abs error exceeds X
+  --dim N                   with --verify: the size of symbolic or unknown dimensions (default 1)
+  --shape NAME=AxBxC        with --verify: the shape of one input (repeatable)
+  --value NAME=X            with --verify: fill one input with X instead of random values
+  --quiet                   print only errors
+  -h, --help, --version
+`;
+
+class UsageError extends Error {}
+
+function parse(argv) {
+  const a = { inputs: [], options: {}, output: null, report: null, inspect: false, expand: false, json: false, verify: false,
+              absTol: null, meanTol: null, dim: 1, shapes: {}, values: {}, quiet: false };
+  const numeric = (flag, v) => {
+    if (!/^\d+$/.test(v ?? '')) throw new UsageError(`${flag} needs a whole number, not '${v}'`);
+    return Number(v);
+  };
+  const real = (flag, v) => {
+    if (!(Number(v) >= 0)) throw new UsageError(`${flag} needs a number, not '${v}'`);
+    return Number(v);
+  };
+  const list = (v) => (v ?? '').split(',').filter(Boolean);
+  const choice = (flag, v, values) => {
+    if (!values.includes(v)) throw new UsageError(`${flag} takes ${values.join(', ')}, not '${v}'`);
+    return v;
+  };
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    const value = () => {
+      if (i + 1 >= argv.length) throw new UsageError(`${arg} needs a value`);
+      return argv[++i];
+    };
+    switch (arg) {
+      case '-h': case '--help': process.stdout.write(USAGE); process.exit(0); break;
+      case '--version': a.printVersion = true; break;
+      case '-o': case '--output': a.output = value(); break;
+      case '--mode': a.options.mode = choice(arg, value(), ['int8', 'palette']); break;
+      case '--levels': a.options.levels = numeric(arg, value()); break;
+      case '--block': a.options.block = numeric(arg, value()); break;
+      case '--scheme': a.options.scheme = choice(arg, value(), ['auto', 'channel', 'tensor', 'kmeans', 'uniform']); break;
+      case '--form': a.options.form = choice(arg, value(), ['fold', 'dq']); break;
+      case '--min-elements': a.options.minElements = numeric(arg, value()); break;
+      case '--exclude': a.options.exclude = list(value()); break;
+      case '--exclude-nodes': a.options.excludeNodes = list(value()); break;
+      case '--exclude-ops': a.options.excludeOps = list(value()); break;
+      case '--external-data': a.options.externalData = choice(arg, value(), ['auto', 'inline', 'external']); break;
+      case '--report': a.report = value(); break;
+      case '--inspect': a.inspect = true; break;
+      case '--expand': a.expand = true; break;
+      case '--json': a.json = true; break;
+      case '--verify': a.verify = true; break;
+      case '--abs-tol': a.absTol = real(arg, value()); break;
+      case '--mean-tol': a.meanTol = real(arg, value()); break;
+      case '--dim': a.dim = numeric(arg, value()); break;
+      case '--shape': {
+        const m = /^([^=]+)=(\d+(?:x\d+)*)?$/.exec(value());
+        if (!m) throw new UsageError(`--shape takes NAME=AxBxC, e.g. input=1x512`);
+        a.shapes[m[1]] = m[2] ? m[2].split('x').map(Number) : [];
+        break;
+      }
+      case '--value': {
+        const m = /^([^=]+)=(-?[\d.]+(?:e-?\d+)?)$/.exec(value());
+        if (!m) throw new UsageError(`--value takes NAME=NUMBER, e.g. sr=16000`);
+        a.values[m[1]] = Number(m[2]);
+        break;
+      }
+      case '-q': case '--quiet': a.quiet = true; break;
+      default:
+        if (arg.startsWith('-')) throw new UsageError(`unknown option ${arg}`);
+        a.inputs.push(arg);
+    }
+  }
+  if (!a.printVersion && a.inputs.length === 0) throw new UsageError('no input model');
+  return a;
+}
+
+// Models named on the command line: files as given, folders searched for .onnx files.
+function expandInputs(inputs) {
+  const out = [];
+  const walk = (dir) => {
+    for (const entry of readdirSync(dir, { withFileTypes: true }).sort((x, y) => x.name.localeCompare(y.name))) {
+      const p = path.join(dir, entry.name);
+      if (entry.isDirectory()) walk(p);
+      else if (entry.name.endsWith('.onnx') && !entry.name.endsWith('.shrunk.onnx')) out.push(p);
+    }
+  };
+  for (const input of inputs) {
+    if (!existsSync(input)) throw new OnnxShrinkError(`'${input}' does not exist`, 'IO');
+    if (statSync(input).isDirectory()) walk(input);
+    else out.push(input);
+  }
+  if (out.length === 0) throw new OnnxShrinkError('no .onnx files found in the given folders', 'IO');
+  return out;
+}
+
+function outputFor(input, a, many) {
+  const base = path.basename(input).replace(/\.onnx$/i, '') + (a.expand ? '.expanded.onnx' : '.shrunk.onnx');
+  if (!a.output) return path.join(path.dirname(input), base);
+  if (many || (existsSync(a.output) && statSync(a.output).isDirectory())) {
+    mkdirSync(a.output, { recursive: true });
+    return path.join(a.output, base);
+  }
+  return a.output;
+}
+
+function sameFile(p, q) {
+  try {
+    const s = statSync(p), t = statSync(q);
+    return s.dev === t.dev && s.ino === t.ino;
+  } catch {
+    return false;
+  }
+}
+
+// A file written under a temporary name and renamed on success: no partial output, ever.
+class TempFile {
+  constructor(target) {
+    this.target = target;
+    this.temp = `${target}.partial`;
+    this.fd = openSync(this.temp, 'w');
+    this.size = 0;
+  }
+  write(bytes) {
+    let done = 0;
+    while (done < bytes.byteLength) done += writeSync(this.fd, bytes, done, bytes.byteLength - done);
+    this.size += bytes.byteLength;
+  }
+  commit() {
+    closeSync(this.fd);
+    this.fd = null;
+    renameSync(this.temp, this.target);
+  }
+  discard() {
+    if (this.fd !== null) closeSync(this.fd);
+    rmSync(this.temp, { force: true });
+  }
+}
+
+function formatBytes(n) {
+  if (n == null) return '-';
+  const units = ['B', 'kB', 'MB', 'GB'];
+  let i = 0;
+  while (n >= 1000 && i < units.length - 1) n /= 1000, i++;
+  return `${n.toFixed(i === 0 ? 0 : 1)} ${units[i]}`;
+}
+
+function progressBar(name, quiet) {
+  if (quiet || !process.stderr.isTTY) return () => {};
+  let last = -1;
+  return (fraction, stage) => {
+    const percent = Math.floor(fraction * 100);
+    if (percent === last) return;
+    last = percent;
+    const width = 24, filled = Math.round(fraction * width);
+    process.stderr.write(`\r[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${String(percent).padStart(3)}% ${stage.padEnd(8)} ${name}`);
+    if (fraction >= 1 && stage === 'writing') process.stderr.write('\r\x1b[K');
+  };
+}
+
+// External data files are looked up beside the model; locations may not leave its folder.
+function externalResolver(modelPath, opened) {
+  const dir = path.dirname(modelPath);
+  return (location) => {
+    if (path.isAbsolute(location) || location.split(/[\\/]/).includes('..')) {
+      throw new OnnxShrinkError(`external data location '${location}' leaves the model's folder`, 'EXTERNAL_DATA_INVALID');
+    }
+    const p = path.join(dir, location);
+    if (!existsSync(p)) return undefined;
+    const source = fileSource(p);
+    opened.push(source);
+    return source;
+  };
+}
+
+async function processOne(input, a, many, rows, reports) {
+  const output = outputFor(input, a, many);
+  if (!a.inspect && sameFile(input, output)) {
+    throw new OnnxShrinkError(`the output '${output}' is the input file; onnx-shrink never overwrites its input`, 'BAD_OPTION');
+  }
+  const opened = [];
+  const source = fileSource(input);
+  opened.push(source);
+  const onProgress = progressBar(path.basename(input), a.quiet || a.json);
+  const external = externalResolver(input, opened);
+  let model = null, externalFile = null;
+  try {
+    if (a.inspect) {
+      const report = await inspect(source, { ...a.options, external, onProgress });
+      reports.push({ input, report });
+      rows.push({ input, report });
+      return;
+    }
+    if (a.expand) {
+      const bytes = await expand(source, { external, onProgress });
+      model = new TempFile(output);
+      model.write(bytes);
+      model.commit();
+      rows.push({ input, output, before: source.size, after: bytes.byteLength });
+      reports.push({ input, output });
+      return;
+    }
+    const location = `${path.basename(output)}.data`;
+    const options = { ...a.options, external, onProgress, externalLocation: location };
+    options.onExternalData = (chunk) => {
+      if (!externalFile) externalFile = new TempFile(path.join(path.dirname(output), location));
+      externalFile.write(chunk);
+    };
+    const result = await shrink(source, options);
+    model = new TempFile(output);
+    model.write(result.model);
+    model.commit();
+    if (externalFile) externalFile.commit();
+    const gzip = result.model.byteLength <= 512e6 ? gzipSync(result.model, { level: 6 }).byteLength : null;
+    rows.push({ input, output, before: source.size + (result.report.totals.externalBytesBefore || 0),
+                after: result.model.byteLength + (externalFile ? externalFile.size : 0), gzip, report: result.report });
+    reports.push({ input, output, report: result.report });
+    if (a.verify) rows[rows.length - 1].verify = await verify(input, output, result.report, a);
+  } catch (e) {
+    model?.discard();
+    externalFile?.discard();
+    throw e;
+  } finally {
+    for (const s of opened) s.close();
+  }
+}
+
+// --verify: the check users of weight-quantization tools run by hand.
+async function verify(original, shrunk, report, a) {
+  let ort;
+  try {
+    ort = (await import('onnxruntime-node')).default;
+  } catch {
+    throw new OnnxShrinkError('--verify needs onnxruntime-node: npm install onnxruntime-node', 'BAD_OPTION');
+  }
+  const feeds = randomFeeds(ort, report.model.inputs, a.dim, a.shapes, a.values);
+  const runOn = async (file, which) => {
+    try {
+      const session = await ort.InferenceSession.create(file, { logSeverityLevel: 4 });
+      return [session, await session.run(feeds)];
+    } catch (e) {
+      throw new OnnxShrinkError(`--verify: the ${which} model does not run on random inputs of its declared shapes ` +
+                                `(unknown dimensions = ${a.dim}; set them with --dim): ${e.message}`, 'UNSUPPORTED');
+    }
+  };
+  const [x, ox] = await runOn(original, 'original');
+  const [, oy] = await runOn(shrunk, 'shrunk');
+  const outputs = [];
+  for (const name of x.outputNames) {
+    const p = Array.from(ox[name].data, Number), q = Array.from(oy[name].data, Number);
+    let maxAbs = 0, sumAbs = 0, dot = 0, np = 0, nq = 0;
+    for (let i = 0; i < p.length; i++) {
+      const d = Math.abs(p[i] - q[i]);
+      maxAbs = Math.max(maxAbs, d);
+      sumAbs += d;
+      dot += p[i] * q[i];
+      np += p[i] * p[i];
+      nq += q[i] * q[i];
+    }
+    const meanAbs = p.length ? sumAbs / p.length : 0;
+    const cosine = np && nq ? dot / Math.sqrt(np * nq) : np === nq ? 1 : 0;
+    const ok = (a.absTol == null || maxAbs <= a.absTol) && (a.meanTol == null || meanAbs <= a.meanTol);
+    outputs.push({ name, maxAbs, meanAbs, cosine, ok });
+  }
+  return outputs;
+}
+
+// Seeded random inputs of the declared shapes (symbolic dimensions become 1).
+function randomFeeds(ort, inputs, unknown, shapes, values) {
+  let state = 0x2545f491;
+  const uniform = () => {
+    state = (state + 0x6d2b79f5) | 0;
+    let t = Math.imul(state ^ (state >>> 15), 1 | state);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  const normal = () => Math.sqrt(-2 * Math.log(1 - uniform())) * Math.cos(2 * Math.PI * uniform());
+  const feeds = {};
+  for (const input of inputs) {
+    const shape = shapes[input.name] ?? (input.shape ?? []).map((d) => (typeof d === 'number' && d >= 0 ? d : unknown));
+    const n = shape.reduce((x, y) => x * y, 1);
+    const t = input.dtype;
+    const fixed = values[input.name];
+    let data;
+    if (fixed !== undefined && t === 'int64') data = BigInt64Array.from({ length: n }, () => BigInt(Math.round(fixed)));
+    else if (fixed !== undefined && t === 'float32') data = new Float32Array(n).fill(fixed);
+    else if (fixed !== undefined && t === 'int32') data = new Int32Array(n).fill(Math.round(fixed));
+    else if (t === 'float32') data = Float32Array.from({ length: n }, normal);
+    else if (t === 'float64') data = Float64Array.from({ length: n }, normal);
+    else if (t === 'int64') data = BigInt64Array.from({ length: n }, () => BigInt(Math.floor(uniform() * 8)));
+    else if (t === 'int32') data = Int32Array.from({ length: n }, () => Math.floor(uniform() * 8));
+    else if (t === 'bool') data = Uint8Array.from({ length: n }, () => (uniform() < 0.5 ? 1 : 0));
+    else throw new OnnxShrinkError(`--verify cannot make inputs of type ${t} (input '${input.name}')`, 'UNSUPPORTED');
+    feeds[input.name] = new ort.Tensor(t === 'float64' ? 'float64' : t, data, shape);
+  }
+  return feeds;
+}
+
+function printTable(rows, a) {
+  if (a.quiet || a.json) return;
+  if (a.inspect) {
+    for (const { input, report } of rows) {
+      console.log(`${input}: ${report.summary}`);
+      for (const t of report.tensors) {
+        const what = t.changed ? `${t.scheme}${t.axis !== undefined ? ` axis ${t.axis}` : ''} ${t.sqnrDb == null ? 'exact' : `${t.sqnrDb.toFixed(1)} dB`}` : `kept: ${t.reason}`;
+        console.log(`  ${t.name.padEnd(40)} ${t.dtype.padEnd(8)} [${t.shape.join(', ')}] ${formatBytes(t.bytesBefore)} -> ${formatBytes(t.bytesAfter)}  ${what}`);
+      }
+    }
+    return;
+  }
+  const header = ['model', 'before', 'after', 'gzip', 'ratio'];
+  const lines = rows.map((r) => [path.basename(r.output ?? r.input), formatBytes(r.before), formatBytes(r.after), formatBytes(r.gzip),
+                                 r.before ? `${((100 * r.after) / r.before).toFixed(1)} %` : '-']);
+  const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i].length)));
+  const fmt = (cells) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
+  console.log(fmt(header));
+  for (const l of lines) console.log(fmt(l));
+  for (const r of rows) {
+    if (!r.verify) continue;
+    console.log(`verify ${path.basename(r.output)} (onnxruntime-node, seeded random inputs):`);
+    for (const o of r.verify) {
+      console.log(`  ${o.name}: max abs ${o.maxAbs.toExponential(3)}  mean abs ${o.meanAbs.toExponential(3)}  cosine ${o.cosine.toFixed(6)}${o.ok ? '' : '  BEYOND TOLERANCE'}`);
+    }
+  }
+}
+
+async function main() {
+  let a;
+  try {
+    a = parse(process.argv.slice(2));
+  } catch (e) {
+    process.stderr.write(`onnx-shrink: ${e.message}\n\n${USAGE}`);
+    return 2;
+  }
+  if (a.printVersion) {
+    console.log(await version());
+    return 0;
+  }
+  const rows = [], reports = [];
+  let failed = false;
+  let inputs;
+  try {
+    inputs = expandInputs(a.inputs);
+    if (inputs.length > 1 && a.output && a.output.endsWith('.onnx')) {
+      throw new OnnxShrinkError('with several inputs, -o names a folder', 'BAD_OPTION');
+    }
+  } catch (e) {
+    process.stderr.write(`onnx-shrink: ${e.message}\n`);
+    return 2;
+  }
+  // With several models, or a folder, -o names a folder.
+  const many = inputs.length > 1 || a.inputs.some((i) => statSync(i).isDirectory());
+  for (const input of inputs) {
+    try {
+      await processOne(input, a, many, rows, reports);
+    } catch (e) {
+      if (process.stderr.isTTY) process.stderr.write('\r\x1b[K');
+      if (!(e instanceof OnnxShrinkError)) throw e;
+      process.stderr.write(`onnx-shrink: ${input}: ${e.message}\n`);
+      failed = true;
+    }
+  }
+  if (a.report) {
+    const t = new TempFile(a.report);
+    t.write(Buffer.from(JSON.stringify(reports.length === 1 ? reports[0].report ?? reports[0] : reports, null, 2) + '\n'));
+    t.commit();
+  }
+  if (a.json) console.log(JSON.stringify(reports.length === 1 ? reports[0] : reports, null, 2));
+  printTable(rows, a);
+  if (failed) return 2;
+  if (rows.some((r) => r.verify?.some((o) => !o.ok))) return 3;
+  return 0;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (e) => {
+    process.stderr.write(`onnx-shrink: internal error: ${e.stack || e}\n`);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,182 @@
+// The JS API around the WebAssembly engine, shared by the browser and the Node entry points. They
+// differ only in how they find the .wasm file (fetch or fs).
+import createOnnxShrink from '../../dist/onnx-shrink.mjs';
+
+/** An error from onnx-shrink; `code` says what kind ("NOT_ONNX", "TRUNCATED", ...). */
+export class OnnxShrinkError extends Error {
+  constructor(message, code) {
+    super(message);
+    this.name = 'OnnxShrinkError';
+    this.code = code;
+  }
+}
+
+const OPTION_DEFAULTS = {
+  mode: 'int8', scheme: 'auto', form: 'fold', levels: 256, block: 0, minElements: 16384,
+  exclude: [], excludeNodes: [], excludeOps: [],
+  externalData: 'auto', externalLocation: '', externalThreshold: 1024, externalAlignment: 4096,
+};
+
+function badOption(message) {
+  return new OnnxShrinkError(message, 'BAD_OPTION');
+}
+
+// Options as the engine takes them; unknown names and wrong types are errors, not ignored.
+export function normaliseOptions(options = {}) {
+  const out = { ...OPTION_DEFAULTS };
+  for (const [key, value] of Object.entries(options)) {
+    if (value === undefined || ['onProgress', 'signal', 'external', 'onExternalData'].includes(key)) continue;
+    if (!(key in OPTION_DEFAULTS)) throw badOption(`unknown option '${key}'`);
+    const expected = Array.isArray(OPTION_DEFAULTS[key]) ? 'array' : typeof OPTION_DEFAULTS[key];
+    const actual = Array.isArray(value) ? 'array' : typeof value;
+    if (expected !== actual) throw badOption(`option '${key}' should be a ${expected}, not ${actual}`);
+    if (expected === 'number' && !(Number.isInteger(value) && value >= 0)) {
+      throw badOption(`option '${key}' should be a whole number, not ${value}`);
+    }
+    if (expected === 'array' && !value.every((v) => typeof v === 'string')) {
+      throw badOption(`option '${key}' should list names (strings)`);
+    }
+    out[key] = value;
+  }
+  return out;
+}
+
+function isBlob(x) {
+  return typeof Blob !== 'undefined' && x instanceof Blob;
+}
+
+function asBytes(input) {
+  if (input instanceof Uint8Array) return input;
+  if (input instanceof ArrayBuffer) return new Uint8Array(input);
+  if (ArrayBuffer.isView(input)) return new Uint8Array(input.buffer, input.byteOffset, input.byteLength);
+  return null;
+}
+
+// Turns an input into something the engine can read synchronously: bytes, or a reader.
+// Blobs are read in slices when FileReaderSync exists (in a Web Worker), otherwise all at once.
+async function prepare(input, what) {
+  if (input == null) throw badOption(`no ${what} given`);
+  const bytes = asBytes(input);
+  if (bytes) return { bytes };
+  if (isBlob(input)) {
+    if (typeof FileReaderSync !== 'undefined') {
+      const reader = new FileReaderSync();
+      return { size: input.size, read: (offset, length) => new Uint8Array(reader.readAsArrayBuffer(input.slice(offset, offset + length))) };
+    }
+    return { bytes: new Uint8Array(await input.arrayBuffer()) };
+  }
+  if (typeof input.size === 'number' && typeof input.read === 'function') return { size: input.size, read: input.read.bind(input) };
+  throw badOption(`the ${what} must be a Uint8Array, an ArrayBuffer, a Blob or a { size, read(offset, length) } reader`);
+}
+
+// A prepared input as the engine's source: bytes are placed in the wasm heap once.
+function toSource(module, prepared, owned) {
+  if (prepared.bytes) {
+    const size = prepared.bytes.byteLength;
+    const pointer = module.allocate(Math.max(size, 1));
+    if (!pointer) throw new OnnxShrinkError(`cannot allocate ${size} bytes in WebAssembly memory`, 'OUT_OF_MEMORY');
+    owned.push(pointer);
+    module.HEAPU8.set(prepared.bytes, pointer);
+    return { pointer, size };
+  }
+  return {
+    pointer: 0,
+    size: prepared.size,
+    read(offset, length, pointer) {
+      const chunk = prepared.read(offset, length);
+      if (!chunk || chunk.byteLength !== length) throw new OnnxShrinkError(`a read of ${length} bytes at ${offset} returned ${chunk ? chunk.byteLength : 'nothing'}`, 'IO');
+      module.HEAPU8.set(chunk, pointer);
+    },
+  };
+}
+
+// Collects output into one array of the announced size, or passes chunks to `onChunk`.
+function collector(module, onChunk) {
+  let array = null, at = 0;
+  return {
+    expect(total) {
+      if (!onChunk) array = new Uint8Array(total);
+    },
+    write(pointer, length) {
+      const view = module.HEAPU8.subarray(pointer, pointer + length);
+      if (onChunk) onChunk(view.slice());
+      else array.set(view, at);
+      at += length;
+    },
+    result() {
+      return onChunk ? undefined : array ?? new Uint8Array(0);
+    },
+  };
+}
+
+export function createApi(loadWasm) {
+  const env = { wasmPath: undefined, wasmBinary: undefined };
+  let modulePromise = null;
+
+  function engine() {
+    if (!modulePromise) {
+      modulePromise = (async () => {
+        const wasmBinary = env.wasmBinary ?? (await loadWasm(env.wasmPath));
+        return createOnnxShrink({ wasmBinary });
+      })();
+      modulePromise.catch(() => (modulePromise = null));
+    }
+    return modulePromise;
+  }
+
+  async function run(what, input, options = {}) {
+    const engineOptions = normaliseOptions(options);
+    const signal = options.signal;
+    if (signal?.aborted) throw new OnnxShrinkError('cancelled', 'CANCELLED');
+    const model = await prepare(input, 'model');
+    const externals = new Map();
+    if (options.external && typeof options.external === 'object' && !isBlob(options.external) && !asBytes(options.external)) {
+      for (const [name, value] of Object.entries(options.external)) externals.set(name, await prepare(value, `external data '${name}'`));
+    }
+    const module = await engine();
+    const owned = [];
+    try {
+      const out = collector(module);
+      const external = collector(module, options.onExternalData);
+      const io = {
+        model: toSource(module, model, owned),
+        external(name) {
+          let value = externals.get(name);
+          if (!value && typeof options.external === 'function') {
+            const given = options.external(name);
+            if (given != null) {
+              const bytes = asBytes(given);
+              value = bytes ? { bytes } : given;
+            }
+          }
+          return value ? toSource(module, value, owned) : null;
+        },
+        progress(fraction, stage) {
+          if (signal?.aborted) return false;
+          return options.onProgress?.(fraction, stage) !== false;
+        },
+        sink: out,
+        externalSink: external,
+      };
+      const result = module.run(what, engineOptions, io);
+      if (result.code) throw new OnnxShrinkError(result.message, result.code);
+      const report = JSON.parse(result.report);
+      const externalData = external.result();
+      return { model: out.result(), report, externalData: externalData && externalData.byteLength ? externalData : undefined };
+    } finally {
+      for (const pointer of owned) module.release(pointer);
+    }
+  }
+
+  return {
+    env,
+    /** Shrinks a model: resolves to { model, report, externalData? }. */
+    shrink: (input, options) => run('shrink', input, options),
+    /** What shrink would do, without writing: resolves to the report. */
+    inspect: async (input, options) => (await run('inspect', input, options)).report,
+    /** Turns a shrunk model back into plain float weights. */
+    expand: async (input, options) => (await run('expand', input, options)).model,
+    /** The engine's version. */
+    version: async () => (await engine()).version(),
+  };
+}

@@ -1,0 +1,154 @@
+// Types of the onnx-shrink JS API (browser, Web Worker and Node entry points).
+
+/** What kinds of failure an OnnxShrinkError reports. */
+export type ErrorCode =
+  | 'BAD_OPTION' | 'NOT_ONNX' | 'TRUNCATED' | 'MALFORMED' | 'UNSUPPORTED' | 'EXTERNAL_DATA_MISSING'
+  | 'EXTERNAL_DATA_INVALID' | 'TOO_LARGE' | 'IO' | 'CANCELLED' | 'OUT_OF_MEMORY';
+
+export declare class OnnxShrinkError extends Error {
+  readonly code: ErrorCode;
+  constructor(message: string, code: ErrorCode);
+}
+
+/** Bytes read on demand: for files larger than memory (a File in a worker, a file in Node). */
+export interface Reader {
+  readonly size: number;
+  /** Exactly `length` bytes at `offset`, synchronously. */
+  read(offset: number, length: number): Uint8Array;
+}
+
+/** A model or an external data file: bytes, a Blob/File, or a reader. */
+export type Input = Uint8Array | ArrayBuffer | ArrayBufferView | Blob | Reader;
+
+export type Mode = 'int8' | 'palette';
+export type Scheme = 'auto' | 'channel' | 'tensor' | 'kmeans' | 'uniform';
+export type Form = 'fold' | 'dq';
+export type ExternalDataMode = 'auto' | 'inline' | 'external';
+export type Stage = 'reading' | 'encoding' | 'writing';
+
+export interface ShrinkOptions {
+  /** int8 (default): 8-bit codes expanded in the graph. palette: at most `levels` values per tensor. */
+  mode?: Mode;
+  /** int8: auto | channel | tensor (the original Shrink Ray). palette: auto | kmeans | uniform. */
+  scheme?: Scheme;
+  /** int8: fold (Cast -> Mul -> Add, folded at load) or dq (DequantizeLinear). */
+  form?: Form;
+  /** Palette levels, 2..65536 (default 256). */
+  levels?: number;
+  /** int8: values per scale along the reduction axis (16..4096, a power of two); 0 = per channel. */
+  block?: number;
+  /** Tensors with fewer values are left alone (default 16384). */
+  minElements?: number;
+  /** Tensor names to leave alone. */
+  exclude?: string[];
+  /** Node names whose weights are left alone. */
+  excludeNodes?: string[];
+  /** Op types whose weights are left alone. */
+  excludeOps?: string[];
+  /** Where tensor data goes in the result (auto: inline unless over 2 GB). */
+  externalData?: ExternalDataMode;
+  /** The external data file name written into the model. */
+  externalLocation?: string;
+  /** Tensors smaller than this stay inline (default 1024 bytes). */
+  externalThreshold?: number;
+  /** Offset alignment of external tensors (default 4096). */
+  externalAlignment?: number;
+  /** External data of the input: by file name, or a function from file name to data. */
+  external?: Record<string, Input> | ((location: string) => Input | undefined);
+  /** Receives the external data of the result in pieces instead of collecting it. */
+  onExternalData?: (chunk: Uint8Array) => void;
+  /** Called as work proceeds; return false to stop (the promise rejects with CANCELLED). */
+  onProgress?: (fraction: number, stage: Stage) => boolean | void;
+  /** Stops the work when aborted (checked between steps). */
+  signal?: AbortSignal;
+}
+
+export interface ValueInfo {
+  name: string;
+  dtype: string;
+  /** null when the shape is unknown; a string for a symbolic dimension, null for an unknown one. */
+  shape: Array<number | string | null> | null;
+}
+
+export interface TensorReport {
+  name: string;
+  graph: string;
+  location: 'initializer' | 'constant';
+  node?: string;
+  dtype: string;
+  shape: number[];
+  consumers: string[];
+  bytesBefore: number;
+  bytesAfter: number;
+  changed: boolean;
+  reason?: string;
+  scheme?: 'channel' | 'separable' | 'codebook' | 'block' | 'tensor' | 'kmeans' | 'ecsq' | 'uniform' | 'expanded';
+  axis?: number;
+  factorAxis?: number;
+  block?: number;
+  levels?: number;
+  /** null when exact. */
+  sqnrDb?: number | null;
+  exact?: boolean;
+}
+
+export interface OpsetChange {
+  domain: string;
+  from: number;
+  to: number;
+  reason: string;
+}
+
+export interface Report {
+  version: string;
+  mode: 'int8' | 'palette' | 'expand';
+  summary: string;
+  unchanged: boolean;
+  model: {
+    irVersion: number;
+    irVersionAfter: number;
+    producer: string;
+    opsets: Record<string, number>;
+    inputs: ValueInfo[];
+    outputs: ValueInfo[];
+  };
+  totals: {
+    modelBytesBefore: number;
+    modelBytesAfter: number;
+    externalBytesBefore: number;
+    externalBytesAfter: number;
+    weightBytesBefore: number;
+    weightBytesAfter: number;
+    tensorsChanged: number;
+    smallTensors: number;
+    smallTensorBytes: number;
+  };
+  opsetChanges: OpsetChange[];
+  removedInputs: string[];
+  tensors: TensorReport[];
+}
+
+export interface ShrinkResult {
+  model: Uint8Array;
+  report: Report;
+  /** The external data file, when the result has one and no onExternalData was given. */
+  externalData?: Uint8Array;
+}
+
+/** Where the .wasm file comes from (like onnxruntime-web's env.wasm). Set before the first call. */
+export interface Env {
+  wasmPath?: string | URL;
+  wasmBinary?: Uint8Array | ArrayBuffer;
+}
+export declare const env: Env;
+
+export declare function shrink(input: Input, options?: ShrinkOptions): Promise<ShrinkResult>;
+export declare function inspect(input: Input, options?: ShrinkOptions): Promise<Report>;
+export declare function expand(input: Input, options?: Pick<ShrinkOptions, 'external' | 'onProgress' | 'signal'>): Promise<Uint8Array>;
+export declare function version(): Promise<string>;
+
+/** Node only: a file as a Reader that reads in slices. */
+export interface FileSource extends Reader {
+  close(): void;
+}
+export declare function fileSource(path: string): FileSource;

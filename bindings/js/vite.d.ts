@@ -1,0 +1,21 @@
+import type { ShrinkOptions } from './index.js';
+
+export interface OnnxPluginOptions extends ShrinkOptions {
+  /** Per-file options by file name (or name ending); false leaves the file alone. */
+  files?: Record<string, ShrinkOptions | false>;
+  /** Which emitted files are models (default /\.onnx$/i). */
+  include?: RegExp;
+}
+
+/** The generic hook: (fileName, bytes) => shrunk bytes, or null to leave the file as it is. */
+export declare function createOnnxTransform(
+  options?: OnnxPluginOptions & { log?: (message: string) => void },
+): (fileName: string, bytes: Uint8Array) => Promise<Uint8Array | null>;
+
+/** A Vite (and Rollup) plugin that shrinks the .onnx files a build emits. */
+export default function onnxShrink(options?: OnnxPluginOptions): {
+  name: string;
+  apply: 'build';
+  enforce: 'post';
+  [hook: string]: unknown;
+};

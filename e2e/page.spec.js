@@ -1,0 +1,201 @@
+// The web page in Debian's Chromium: what a user does, checked against the reference tools.
+import { test, expect } from '@playwright/test';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import ort from 'onnxruntime-node';
+import { compare, corpus } from '../bench/corpus.mjs';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const fixtures = path.join(root, 'tests', 'fixtures');
+const native = process.env.ONNX_SHRINK_CLI || path.join(root, 'build', 'onnx-shrink');
+const work = path.join(tmpdir(), 'onnx-shrink-e2e');
+mkdirSync(work, { recursive: true });
+
+async function shrinkOnPage(page, files, mode = 'int8') {
+  await page.goto('/');
+  await page.check(`input[name=mode][value=${mode}]`);
+  await page.setInputFiles('#file', files);
+  await expect(page.locator('#status')).toHaveText('Done.', { timeout: 150_000 });
+}
+
+async function saved(page) {
+  const [download] = await Promise.all([page.waitForEvent('download'), page.click('#save')]);
+  const file = path.join(work, download.suggestedFilename());
+  await download.saveAs(file);
+  return { file, name: download.suggestedFilename() };
+}
+
+const bytesOf = async (page, which) => Number(await page.locator(`[data-size="${which}"]`).getAttribute('data-bytes'));
+
+for (const [name, spec] of Object.entries(corpus)) {
+  for (const mode of ['int8', 'palette']) {
+    test(`${name} in ${mode} mode: sizes, the saved file, and the model it is`, async ({ page }) => {
+      await shrinkOnPage(page, path.join(fixtures, spec.file), mode);
+      const shown = await bytesOf(page, 'shrunk-raw');
+      expect(await bytesOf(page, 'original-raw')).toBe(readFileSync(path.join(fixtures, spec.file)).byteLength);
+      const { file, name: fileName } = await saved(page);
+      expect(fileName).toBe(spec.file.replace('.onnx', '.shrunk.onnx'));
+      const bytes = readFileSync(file);
+      expect(bytes.byteLength).toBe(shown);
+      // The page's result is the native driver's, byte for byte.
+      const reference = path.join(work, `${name}.${mode}.native.onnx`);
+      const p = spawnSync(native, [path.join(fixtures, spec.file), '-o', reference, '-q', '--mode', mode]);
+      expect(p.status).toBe(0);
+      expect(bytes.equals(readFileSync(reference))).toBe(true);
+      // And it runs in onnxruntime-node on the real input with the original's decisions.
+      const before = await spec.run(ort, readFileSync(path.join(fixtures, spec.file)));
+      const after = await spec.run(ort, bytes);
+      expect(compare(before, after, spec.threshold).agreement).toBeGreaterThanOrEqual(0.99);
+      // gzip and brotli shrink too.
+      expect(await bytesOf(page, 'shrunk-gzip')).toBeLessThan(await bytesOf(page, 'original-gzip'));
+      expect(await bytesOf(page, 'shrunk-brotli')).toBeLessThan(await bytesOf(page, 'original-brotli'));
+    });
+  }
+}
+
+test('the sample model, the cost arithmetic, and settings that persist', async ({ page }, info) => {
+  await page.goto('/');
+  await page.click('#sample');
+  await expect(page.locator('#status')).toHaveText('Done.', { timeout: 60_000 });
+  await page.fill('#price', '0.5');
+  await page.fill('#downloads', '1000');
+  await page.selectOption('#served', 'raw');
+  const before = await bytesOf(page, 'original-raw'), after = await bytesOf(page, 'shrunk-raw');
+  const money = (x) => x.toLocaleString('en-US', { style: 'currency', currency: 'USD', maximumFractionDigits: x < 10 ? 2 : 0 });
+  const month = (b) => (b / 2 ** 30) * 0.5 * 1000;
+  await expect(page.locator('[data-cost="before-month"]')).toHaveText(money(month(before)));
+  await expect(page.locator('[data-cost="after-month"]')).toHaveText(money(month(after)));
+  await expect(page.locator('[data-cost="save-year"]')).toHaveText(money(12 * (month(before) - month(after))));
+  await page.screenshot({ path: info.outputPath('result.png'), fullPage: true });
+  await info.attach('result view', { path: info.outputPath('result.png'), contentType: 'image/png' });
+  await page.reload();
+  await expect(page.locator('#price')).toHaveValue('0.5');
+  await expect(page.locator('#downloads')).toHaveValue('1000');
+});
+
+test('no request leaves the origin, and none carries the model', async ({ page, baseURL }) => {
+  const requests = [];
+  page.on('request', (r) => requests.push({ url: r.url(), method: r.method(), body: r.postDataBuffer()?.byteLength ?? 0 }));
+  await page.goto('/');
+  await page.click('#sample');
+  await expect(page.locator('#status')).toHaveText('Done.', { timeout: 60_000 });
+  await page.check('input[name=mode][value=palette]');
+  await expect(page.locator('#status')).toHaveText('Done.', { timeout: 60_000 });
+  await saved(page);
+  await page.fill('#check-shape-0', '1x512');
+  await page.fill('#check-value-2', '16000');
+  await page.click('#check-run');
+  await expect(page.locator('#check-table')).toBeVisible({ timeout: 90_000 });
+  expect(requests.length).toBeGreaterThan(5);
+  for (const r of requests) {
+    expect(r.url.startsWith(baseURL) || r.url.startsWith('blob:') || r.url.startsWith('data:'), r.url).toBe(true);
+    expect(['GET', 'HEAD']).toContain(r.method);
+    expect(r.body).toBe(0);
+  }
+  // onnxruntime-web was fetched only for the check, from this site.
+  expect(requests.some((r) => r.url.includes('/vendor/ort/'))).toBe(true);
+});
+
+test('check accuracy runs both models in onnxruntime-web', async ({ page }) => {
+  await page.goto('/');
+  await page.click('#sample');
+  await expect(page.locator('#status')).toHaveText('Done.', { timeout: 60_000 });
+  await page.click('#check-run');  // unknown dimensions as 1: silero cannot run that
+  await expect(page.locator('#check-status')).toContainText('Could not compare', { timeout: 90_000 });
+  await page.fill('#check-shape-0', '1x512');
+  await page.fill('#check-value-2', '16000');
+  await page.click('#check-run');
+  await expect(page.locator('#check-table')).toBeVisible({ timeout: 90_000 });
+  const rows = await page.locator('#check-table tbody tr').allTextContents();
+  expect(rows.length).toBe(2);
+  const cosine = Number(await page.locator('#check-table tbody tr:first-child td:last-child').textContent());
+  expect(cosine).toBeGreaterThan(0.99);
+});
+
+test('a corrupt file shows what is wrong, and a good file afterwards works', async ({ page }) => {
+  const broken = path.join(work, 'broken.onnx');
+  writeFileSync(broken, readFileSync(path.join(fixtures, 'silero_vad_v5.onnx')).subarray(0, 500_000));
+  await page.goto('/');
+  await page.setInputFiles('#file', broken);
+  await expect(page.locator('#error')).toBeVisible({ timeout: 30_000 });
+  await expect(page.locator('#error')).toContainText('cut short');
+  const text = path.join(work, 'notes.onnx');
+  writeFileSync(text, '<html>not a model</html>');
+  await page.setInputFiles('#file', text);
+  await expect(page.locator('#error')).toContainText('not an ONNX model', { timeout: 30_000 });
+  await page.setInputFiles('#file', path.join(fixtures, 'silero_vad_v5.onnx'));
+  await expect(page.locator('#status')).toHaveText('Done.', { timeout: 60_000 });
+  await expect(page.locator('#error')).toBeHidden();
+});
+
+test('external data: the page names the missing file, then uses both', async ({ page }) => {
+  const model = path.join(work, 'split.onnx');
+  if (!existsSync(model)) {
+    const p = spawnSync('/usr/bin/python3', [path.join(root, 'bench', 'make_model.py'), '20', model, '--external']);
+    expect(p.status).toBe(0);
+  }
+  await page.goto('/');
+  await page.setInputFiles('#file', model);
+  await expect(page.locator('#error')).toContainText('Drop "split.onnx.data" together with the model', { timeout: 30_000 });
+  await page.setInputFiles('#file', [model, `${model}.data`]);
+  await expect(page.locator('#status')).toHaveText('Done.', { timeout: 60_000 });
+  expect(await bytesOf(page, 'original-raw')).toBe(readFileSync(model).byteLength + readFileSync(`${model}.data`).byteLength);
+  const { file } = await saved(page);
+  const x = new ort.Tensor('float32', Float32Array.from({ length: 1024 }, (_, i) => Math.cos(i)), [1, 1024]);
+  const a = await (await ort.InferenceSession.create(model)).run({ x });
+  const b = await (await ort.InferenceSession.create(file)).run({ x });
+  expect(compare(a.y.data, b.y.data, 0).relL2).toBeLessThan(0.05);
+});
+
+test('the page keeps drawing frames while it shrinks a 160 MB model', async ({ page }) => {
+  const big = path.join(work, 'big160.onnx');
+  if (!existsSync(big)) expect(spawnSync('/usr/bin/python3', [path.join(root, 'bench', 'make_model.py'), '160', big]).status).toBe(0);
+  await page.goto('/');
+  await page.evaluate(() => {
+    window.heartbeat = { last: performance.now(), worst: 0, frames: 0 };
+    const beat = (t) => {
+      window.heartbeat.worst = Math.max(window.heartbeat.worst, t - window.heartbeat.last);
+      window.heartbeat.last = t;
+      window.heartbeat.frames++;
+      requestAnimationFrame(beat);
+    };
+    requestAnimationFrame(beat);
+  });
+  await page.setInputFiles('#file', big);
+  await expect(page.locator('#status')).toHaveText('Done.', { timeout: 170_000 });
+  const beat = await page.evaluate(() => window.heartbeat);
+  console.log(`heartbeat: ${beat.frames} frames, longest gap ${beat.worst.toFixed(0)} ms`);
+  expect(beat.frames).toBeGreaterThan(20);
+  expect(beat.worst).toBeLessThan(200);
+  expect(await bytesOf(page, 'shrunk-raw')).toBeLessThan(0.3 * (await bytesOf(page, 'original-raw')));
+});
+
+test('keyboard, labels, dark colours and a phone-width window', async ({ page }) => {
+  await page.goto('/');
+  // Every control has an accessible name.
+  const unnamed = await page.evaluate(() =>
+    [...document.querySelectorAll('input, select, button, [role=button]')]
+      .filter((e) => !e.closest('[hidden]') && e.type !== 'file')
+      .filter((e) => !(e.labels?.length || e.getAttribute('aria-label') || e.textContent.trim() || e.closest('label')))
+      .map((e) => e.outerHTML));
+  expect(unnamed).toEqual([]);
+  // The drop zone opens the file chooser from the keyboard.
+  await page.focus('#drop');
+  const [chooser] = await Promise.all([page.waitForEvent('filechooser'), page.keyboard.press('Enter')]);
+  await chooser.setFiles(path.join(fixtures, 'silero_vad_v5.onnx'));
+  await expect(page.locator('#status')).toHaveText('Done.', { timeout: 60_000 });
+  // Palette mode shows the levels control, 8-bit hides it.
+  await expect(page.locator('#levels-row')).toBeHidden();
+  await page.keyboard.press('Tab');
+  await page.check('input[name=mode][value=palette]');
+  await expect(page.locator('#levels-row')).toBeVisible();
+  await page.emulateMedia({ colorScheme: 'dark' });
+  const background = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+  expect(background).toBe('rgb(20, 21, 25)');
+  await page.setViewportSize({ width: 375, height: 800 });
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+  expect(overflow).toBeLessThanOrEqual(0);
+});

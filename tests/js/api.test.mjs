@@ -1,0 +1,140 @@
+// The JS API (WebAssembly engine) in Node: results, errors, options, inputs, and byte-identical
+// output with the native build on every fixture.
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { expand, fileSource, inspect, OnnxShrinkError, shrink, version } from '../../bindings/js/index.node.js';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+const fixtures = path.join(root, 'tests', 'fixtures');
+const native = process.env.ONNX_SHRINK_CLI || path.join(root, 'build', 'onnx-shrink');
+const silero = readFileSync(path.join(fixtures, 'silero_vad_v5.onnx'));
+
+// Every fixture: the two real models and the synthetic ones of the Python tests.
+const synthetic = mkdtempSync(path.join(tmpdir(), 'onnx-shrink-models-'));
+const made = spawnSync('/usr/bin/python3', [path.join(root, 'tests', 'python', 'models.py'), synthetic]);
+assert.equal(made.status, 0, String(made.stderr));
+const models = [path.join(fixtures, 'silero_vad_v5.onnx'), path.join(fixtures, 'ch_PP-OCRv4_det_infer.onnx'),
+                ...readdirSync(synthetic).map((f) => path.join(synthetic, f))];
+
+const MODES = {
+  int8: { cli: [], js: {} },
+  channel: { cli: ['--scheme', 'channel'], js: { scheme: 'channel' } },
+  tensor: { cli: ['--scheme', 'tensor'], js: { scheme: 'tensor' } },
+  block32: { cli: ['--block', '32'], js: { block: 32 } },
+  palette: { cli: ['--mode', 'palette'], js: { mode: 'palette' } },
+  palette64: { cli: ['--mode', 'palette', '--levels', '64', '--scheme', 'kmeans'], js: { mode: 'palette', levels: 64, scheme: 'kmeans' } },
+  uniform: { cli: ['--mode', 'palette', '--scheme', 'uniform'], js: { mode: 'palette', scheme: 'uniform' } },
+};
+
+test('wasm output is byte-identical to the native build on every fixture and mode', async () => {
+  const out = mkdtempSync(path.join(tmpdir(), 'onnx-shrink-native-'));
+  let compared = 0;
+  for (const model of models) {
+    for (const [name, mode] of Object.entries(MODES)) {
+      const target = path.join(out, `${path.basename(model)}.${name}.onnx`);
+      const p = spawnSync(native, [model, '-o', target, '-q', ...mode.cli]);
+      assert.equal(p.status, 0, `${model} ${name}: ${p.stderr}`);
+      const { model: bytes } = await shrink(readFileSync(model), mode.js);
+      assert.ok(Buffer.from(bytes).equals(readFileSync(target)), `${path.basename(model)} ${name}: wasm and native differ`);
+      compared++;
+    }
+  }
+  assert.equal(compared, models.length * Object.keys(MODES).length);
+  assert.ok(models.length >= 16);
+});
+
+test('shrink, inspect and expand', async () => {
+  assert.match(await version(), /^\d+\.\d+\.\d+$/);
+  const { model, report, externalData } = await shrink(silero);
+  assert.ok(model instanceof Uint8Array);
+  assert.equal(externalData, undefined);
+  assert.equal(report.totals.tensorsChanged, 12);
+  assert.equal(report.totals.modelBytesAfter, model.byteLength);
+  assert.ok(model.byteLength < silero.byteLength * 0.4);
+  const inspected = await inspect(silero);
+  assert.equal(inspected.totals.modelBytesAfter, model.byteLength);
+  assert.deepEqual(inspected.tensors.map((t) => t.sqnrDb), report.tensors.map((t) => t.sqnrDb));
+  const expanded = await expand(model);
+  assert.ok(Math.abs(expanded.byteLength - silero.byteLength) < 2000);
+  // ArrayBuffer, views and readers give the same result as a Uint8Array.
+  const buffer = silero.buffer.slice(silero.byteOffset, silero.byteOffset + silero.byteLength);
+  assert.ok(Buffer.from((await shrink(buffer)).model).equals(Buffer.from(model)));
+  const reader = { size: silero.byteLength, read: (o, n) => silero.subarray(o, o + n) };
+  assert.ok(Buffer.from((await shrink(reader)).model).equals(Buffer.from(model)));
+  const file = fileSource(path.join(fixtures, 'silero_vad_v5.onnx'));
+  assert.ok(Buffer.from((await shrink(file)).model).equals(Buffer.from(model)));
+  file.close();
+});
+
+test('errors carry a code and a message that says what is wrong', async () => {
+  const expectError = async (promise, code, words) => {
+    await assert.rejects(promise, (e) => {
+      assert.ok(e instanceof OnnxShrinkError);
+      assert.equal(e.code, code);
+      assert.match(e.message, words);
+      return true;
+    });
+  };
+  await expectError(shrink(new Uint8Array([0x3c, 0x68, 0x74, 0x6d, 0x6c])), 'NOT_ONNX', /not an ONNX model/);
+  await expectError(shrink(silero.subarray(0, silero.byteLength / 2)), 'TRUNCATED', /ends/);
+  await expectError(shrink(silero, { levels: 'many' }), 'BAD_OPTION', /levels/);
+  await expectError(shrink(silero, { bogus: 1 }), 'BAD_OPTION', /unknown option 'bogus'/);
+  await expectError(shrink(silero, { mode: 'palette', levels: 1 }), 'BAD_OPTION', /between 2 and 65536/);
+  await expectError(shrink(null), 'BAD_OPTION', /no model/);
+  const det = readFileSync(path.join(fixtures, 'ch_PP-OCRv4_det_infer.onnx'));
+  await expectError(shrink(det, { form: 'dq' }), 'UNSUPPORTED', /--form fold/);
+  // The engine still works after an error.
+  assert.equal((await shrink(silero)).report.totals.tensorsChanged, 12);
+});
+
+test('progress and cancelling', async () => {
+  const seen = [];
+  await shrink(silero, { onProgress: (f, stage) => void seen.push([f, stage]) });
+  assert.ok(seen.length > 3);
+  const writing = seen.filter(([, s]) => s === 'writing').map(([f]) => f);
+  assert.deepEqual(writing, [...writing].sort((a, b) => a - b));
+  assert.equal(writing.at(-1), 1);
+  await assert.rejects(shrink(silero, { onProgress: () => false }), { code: 'CANCELLED' });
+  const controller = new AbortController();
+  controller.abort();
+  await assert.rejects(shrink(silero, { signal: controller.signal }), { code: 'CANCELLED' });
+});
+
+test('external data in, by name and by function, and out', async () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'onnx-shrink-external-'));
+  const made = spawnSync('/usr/bin/python3', [path.join(root, 'bench', 'make_model.py'), '20', path.join(dir, 'm.onnx'), '--external']);
+  assert.equal(made.status, 0, String(made.stderr));
+  const model = readFileSync(path.join(dir, 'm.onnx'));
+  const data = readFileSync(path.join(dir, 'm.onnx.data'));
+  await assert.rejects(shrink(model), { code: 'EXTERNAL_DATA_MISSING', message: /m\.onnx\.data/ });
+  const byName = await shrink(model, { external: { 'm.onnx.data': data } });
+  const byFunction = await shrink(model, { external: (name) => (name === 'm.onnx.data' ? data : undefined) });
+  assert.ok(Buffer.from(byName.model).equals(Buffer.from(byFunction.model)));
+  assert.equal(byName.externalData, undefined);  // auto: the result fits inline
+  assert.ok(byName.model.byteLength < data.byteLength * 0.3);
+  const chunks = [];
+  const split = await shrink(model, { external: { 'm.onnx.data': data }, externalData: 'external', externalLocation: 'out.data',
+                                      onExternalData: (c) => chunks.push(c) });
+  const total = chunks.reduce((n, c) => n + c.byteLength, 0);
+  assert.equal(total, split.report.totals.externalBytesAfter);
+  assert.ok(split.model.byteLength < 20000);
+  writeFileSync(path.join(dir, 'out.onnx'), split.model);
+  writeFileSync(path.join(dir, 'out.data'), Buffer.concat(chunks));
+  // Shrinking the result again changes no tensor; auto brings the data back inline.
+  const again = await shrink(readFileSync(path.join(dir, 'out.onnx')), { external: { 'out.data': readFileSync(path.join(dir, 'out.data')) } });
+  assert.equal(again.report.totals.tensorsChanged, 0);
+  assert.equal(again.externalData, undefined);
+  assert.ok(Math.abs(again.model.byteLength - (split.model.byteLength + total)) < 0.05 * total);
+  // onnxruntime reads the split model with its data file and computes what the inline one does.
+  const ort = (await import('onnxruntime-node')).default;
+  writeFileSync(path.join(dir, 'inline.onnx'), byName.model);
+  const x = new ort.Tensor('float32', Float32Array.from({ length: 1024 }, (_, i) => Math.sin(i)), [1, 1024]);
+  const a = await (await ort.InferenceSession.create(path.join(dir, 'out.onnx'))).run({ x });
+  const b = await (await ort.InferenceSession.create(path.join(dir, 'inline.onnx'))).run({ x });
+  assert.deepEqual(Array.from(a.y.data), Array.from(b.y.data));
+});

@@ -1,0 +1,92 @@
+// The npm CLI (bindings/js/cli.js) on real files.
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+const cli = path.join(root, 'bindings', 'js', 'cli.js');
+const fixtures = path.join(root, 'tests', 'fixtures');
+const run = (...args) => spawnSync(process.execPath, [cli, ...args], { encoding: 'utf8' });
+const sha = (p) => createHash('sha256').update(readFileSync(p)).digest('hex');
+
+function workspace() {
+  const dir = mkdtempSync(path.join(tmpdir(), 'onnx-shrink-cli-'));
+  copyFileSync(path.join(fixtures, 'silero_vad_v5.onnx'), path.join(dir, 'silero.onnx'));
+  mkdirSync(path.join(dir, 'models', 'nested'), { recursive: true });
+  copyFileSync(path.join(fixtures, 'ch_PP-OCRv4_det_infer.onnx'), path.join(dir, 'models', 'nested', 'det.onnx'));
+  return dir;
+}
+
+test('several inputs and folders; outputs beside each input; a summary table', () => {
+  const dir = workspace();
+  const p = run(path.join(dir, 'silero.onnx'), path.join(dir, 'models'));
+  assert.equal(p.status, 0, p.stderr);
+  assert.ok(existsSync(path.join(dir, 'silero.shrunk.onnx')));
+  assert.ok(existsSync(path.join(dir, 'models', 'nested', 'det.shrunk.onnx')));
+  assert.match(p.stdout, /model\s+before\s+after\s+gzip\s+ratio/);
+  assert.match(p.stdout, /silero\.shrunk\.onnx\s+2\.3 MB\s+825\.6 kB/);
+  // A second run skips the .shrunk.onnx files it made.
+  const again = run(path.join(dir, 'models'), '-o', path.join(dir, 'out'));
+  assert.equal(again.status, 0, again.stderr);
+  assert.deepEqual(readdirSync(path.join(dir, 'out')), ['det.shrunk.onnx']);
+});
+
+test('never overwrites its input; bad input exits 2 and leaves nothing behind', () => {
+  const dir = workspace();
+  const input = path.join(dir, 'silero.onnx');
+  const before = sha(input);
+  const same = run(input, '-o', input);
+  assert.equal(same.status, 2);
+  assert.match(same.stderr, /never overwrites its input/);
+  assert.equal(sha(input), before);
+  writeFileSync(path.join(dir, 'broken.onnx'), readFileSync(input).subarray(0, 100000));
+  const broken = run(path.join(dir, 'broken.onnx'));
+  assert.equal(broken.status, 2);
+  assert.match(broken.stderr, /broken\.onnx: .*(ends|past)/);
+  assert.ok(!existsSync(path.join(dir, 'broken.shrunk.onnx')));
+  assert.ok(!existsSync(path.join(dir, 'broken.shrunk.onnx.partial')));
+  assert.equal(run(path.join(dir, 'missing.onnx')).status, 2);
+  const usage = run(input, '--mode', 'int4');
+  assert.equal(usage.status, 2);
+  assert.match(usage.stderr, /--mode takes int8, palette/);
+  assert.equal(run('--help').status, 0);
+});
+
+test('--json, --report, --inspect and --expand', () => {
+  const dir = workspace();
+  const input = path.join(dir, 'silero.onnx');
+  const json = run(input, '--json', '--report', path.join(dir, 'r.json'), '--mode', 'palette');
+  assert.equal(json.status, 0, json.stderr);
+  const printed = JSON.parse(json.stdout);
+  assert.equal(printed.report.mode, 'palette');
+  assert.equal(JSON.parse(readFileSync(path.join(dir, 'r.json'), 'utf8')).totals.tensorsChanged, 12);
+  const inspect = run(input, '--inspect', '-o', path.join(dir, 'nothing.onnx'));
+  assert.equal(inspect.status, 0, inspect.stderr);
+  assert.match(inspect.stdout, /stft\.forward_basis_buffer\s+float32\s+\[258, 1, 256\]/);
+  assert.ok(!existsSync(path.join(dir, 'nothing.onnx')));
+  const shrunk = path.join(dir, 'silero.shrunk.onnx');
+  assert.equal(run(input, '-q').status, 0);
+  const expanded = run(shrunk, '--expand');
+  assert.equal(expanded.status, 0, expanded.stderr);
+  assert.ok(Math.abs(readFileSync(path.join(dir, 'silero.shrunk.expanded.onnx')).byteLength - readFileSync(input).byteLength) < 2000);
+});
+
+test('--verify compares in onnxruntime-node and exits 3 beyond tolerance', () => {
+  const dir = workspace();
+  const input = path.join(dir, 'silero.onnx');
+  const args = [input, '--verify', '--shape', 'input=1x512', '--shape', 'state=2x1x128', '--value', 'sr=16000'];
+  const ok = run(...args);
+  assert.equal(ok.status, 0, ok.stderr);
+  assert.match(ok.stdout, /output: max abs [\d.e-]+\s+mean abs [\d.e-]+\s+cosine 0\.99|output: max abs [\d.e-]+\s+mean abs [\d.e-]+\s+cosine 1\.0/);
+  const strict = run(...args, '--abs-tol', '1e-9');
+  assert.equal(strict.status, 3);
+  assert.match(strict.stdout, /BEYOND TOLERANCE/);
+  const unrunnable = run(input, '--verify');
+  assert.equal(unrunnable.status, 2);
+  assert.match(unrunnable.stderr, /does not run on random inputs.*--dim/);
+});

@@ -1,0 +1,109 @@
+// The package as users get it: `npm pack`, installed offline into a fresh folder, used from Node,
+// its CLI, its TypeScript types, and its Vite plugin in a fresh Vite 7 project.
+import assert from 'node:assert/strict';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { before, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+const fixtures = path.join(root, 'tests', 'fixtures');
+const npm = (cwd, ...args) => execFileSync('npm', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+const versionOf = (name) => JSON.parse(readFileSync(path.join(root, 'node_modules', name, 'package.json'), 'utf8')).version;
+let app, tarball;
+
+before(() => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'onnx-shrink-pack-'));
+  const packed = JSON.parse(npm(root, 'pack', '--json', '--pack-destination', dir));
+  tarball = path.join(dir, packed[0].filename);
+  const files = packed[0].files.map((f) => f.path);
+  assert.ok(files.includes('dist/onnx-shrink.wasm') && files.includes('bindings/js/index.d.ts'), files.join(' '));
+  assert.ok(!files.some((f) => f.startsWith('src/') || f.startsWith('tests/')), 'the tarball holds only what users need');
+  app = path.join(dir, 'app');
+  mkdirSync(app);
+  writeFileSync(path.join(app, 'package.json'), JSON.stringify({ name: 'app', private: true, type: 'module' }));
+  // Offline: everything comes from the npm cache the repository's own install filled.
+  npm(app, 'install', '--offline', '--no-audit', '--no-fund', '--ignore-scripts', tarball,
+      `typescript@${versionOf('typescript')}`, `vite@${versionOf('vite')}`);
+});
+
+test('import from a fresh install and shrink', () => {
+  copyFileSync(path.join(fixtures, 'silero_vad_v5.onnx'), path.join(app, 'silero.onnx'));
+  writeFileSync(path.join(app, 'use.mjs'), `
+    import { shrink, version } from 'onnx-shrink';
+    import { readFileSync } from 'node:fs';
+    const { model, report } = await shrink(readFileSync('silero.onnx'));
+    console.log(JSON.stringify({ version: await version(), size: model.byteLength, changed: report.totals.tensorsChanged }));`);
+  const out = JSON.parse(execFileSync(process.execPath, ['use.mjs'], { cwd: app, encoding: 'utf8' }));
+  assert.equal(out.changed, 12);
+  assert.ok(out.size < 900000);
+});
+
+test('the CLI of the installed package', () => {
+  const p = spawnSync(path.join(app, 'node_modules', '.bin', 'onnx-shrink'), ['silero.onnx'], { cwd: app, encoding: 'utf8' });
+  assert.equal(p.status, 0, p.stderr);
+  assert.ok(existsSync(path.join(app, 'silero.shrunk.onnx')));
+  assert.match(p.stdout, /ratio/);
+});
+
+test('tsc --strict accepts code using every exported type', () => {
+  writeFileSync(path.join(app, 'types.ts'), `
+    import { shrink, inspect, expand, version, env, fileSource, OnnxShrinkError } from 'onnx-shrink';
+    import type { ErrorCode, Reader, Input, Mode, Scheme, Form, ExternalDataMode, Stage, ShrinkOptions, ValueInfo,
+                  TensorReport, OpsetChange, Report, ShrinkResult, Env, FileSource } from 'onnx-shrink';
+    import onnxShrink, { createOnnxTransform } from 'onnx-shrink/vite';
+    import type { OnnxPluginOptions } from 'onnx-shrink/vite';
+    const mode: Mode = 'palette', scheme: Scheme = 'auto', form: Form = 'fold', ext: ExternalDataMode = 'auto';
+    const options: ShrinkOptions = { mode, scheme, form, externalData: ext, levels: 256, exclude: ['w'],
+      onProgress: (fraction: number, stage: Stage) => fraction < 2 && stage !== 'reading',
+      external: { 'model.onnx.data': new Uint8Array(4) } };
+    const reader: Reader = { size: 4, read: (offset: number, length: number) => new Uint8Array(length + offset * 0) };
+    const input: Input = reader;
+    const e: Env = env;
+    e.wasmPath = 'onnx-shrink.wasm';
+    async function main(): Promise<void> {
+      const result: ShrinkResult = await shrink(input, options);
+      const report: Report = result.report;
+      const tensors: TensorReport[] = report.tensors;
+      const inputs: ValueInfo[] = report.model.inputs;
+      const changes: OpsetChange[] = report.opsetChanges;
+      const again: Report = await inspect(result.model);
+      const plain: Uint8Array = await expand(result.model);
+      const v: string = await version();
+      const file: FileSource = fileSource('silero.onnx');
+      file.close();
+      try { await shrink(new Uint8Array(1)); } catch (err) { if (err instanceof OnnxShrinkError) { const c: ErrorCode = err.code; console.log(c); } }
+      const pluginOptions: OnnxPluginOptions = { mode: 'int8', files: { 'big.onnx': { block: 32 }, 'skip.onnx': false } };
+      const plugin = onnxShrink(pluginOptions);
+      const hook = createOnnxTransform(pluginOptions);
+      const out: Uint8Array | null = await hook('a.onnx', plain);
+      console.log(tensors.length, inputs.length, changes.length, again.summary, v, plugin.name, out?.byteLength);
+    }
+    void main();`);
+  const tsc = spawnSync(path.join(app, 'node_modules', '.bin', 'tsc'),
+    ['--strict', '--noEmit', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--target', 'es2022', '--lib', 'es2022,dom', 'types.ts'],
+    { cwd: app, encoding: 'utf8' });
+  assert.equal(tsc.status, 0, tsc.stdout + tsc.stderr);
+});
+
+test('a fresh Vite 7 project builds with the plugin and emits the shrunk models', async () => {
+  const project = path.join(app, 'site');
+  mkdirSync(path.join(project, 'public'), { recursive: true });
+  copyFileSync(path.join(fixtures, 'silero_vad_v5.onnx'), path.join(project, 'vad.onnx'));
+  copyFileSync(path.join(fixtures, 'ch_PP-OCRv4_det_infer.onnx'), path.join(project, 'public', 'det.onnx'));
+  writeFileSync(path.join(project, 'index.html'), '<!doctype html><script type="module" src="./main.js"></script>');
+  writeFileSync(path.join(project, 'main.js'), "console.log(new URL('./vad.onnx', import.meta.url).href);");
+  writeFileSync(path.join(project, 'vite.config.js'),
+    "import onnxShrink from 'onnx-shrink/vite';\nexport default { plugins: [onnxShrink({ files: { 'det.onnx': { mode: 'palette' } } })] };\n");
+  const build = spawnSync(path.join(app, 'node_modules', '.bin', 'vite'), ['build'], { cwd: project, encoding: 'utf8' });
+  assert.equal(build.status, 0, build.stdout + build.stderr);
+  const assets = readdirSync(path.join(project, 'dist', 'assets')).filter((f) => f.endsWith('.onnx'));
+  assert.equal(assets.length, 1);
+  const { shrink } = await import(path.join(root, 'bindings', 'js', 'index.node.js'));
+  const expectedVad = (await shrink(readFileSync(path.join(fixtures, 'silero_vad_v5.onnx')))).model;
+  assert.ok(Buffer.from(expectedVad).equals(readFileSync(path.join(project, 'dist', 'assets', assets[0]))), 'the emitted model is the shrunk one');
+  const expectedDet = (await shrink(readFileSync(path.join(fixtures, 'ch_PP-OCRv4_det_infer.onnx')), { mode: 'palette' })).model;
+  assert.ok(Buffer.from(expectedDet).equals(readFileSync(path.join(project, 'dist', 'det.onnx'))), 'the public model is shrunk with its own options');
+});

@@ -1,0 +1,376 @@
+// The page: files in, options, progress, results. The work happens in worker.js (the engine) and
+// check.js (onnxruntime-web, on demand); this thread only keeps the page responsive.
+import { zipSync } from './vendor/fflate/browser.js';
+
+const $ = (id) => document.getElementById(id);
+const state = { files: [], result: null, worker: null, run: 0, sort: { key: null, down: false } };
+
+// --- formatting --------------------------------------------------------------------------------
+
+export function formatBytes(n) {
+  if (n == null || Number.isNaN(n)) return '–';
+  const units = ['B', 'kB', 'MB', 'GB', 'TB'];
+  let i = 0;
+  while (Math.abs(n) >= 1000 && i < units.length - 1) n /= 1000, i++;
+  return `${n.toFixed(i === 0 ? 0 : n < 10 ? 2 : 1)} ${units[i]}`;
+}
+const money = (x) => (Number.isFinite(x) ? x.toLocaleString('en-US', { style: 'currency', currency: 'USD', maximumFractionDigits: x < 10 ? 2 : 0 }) : '–');
+const percent = (before, after) => (before > 0 ? `${(100 * (1 - after / before)).toFixed(1)} %` : '–');
+
+// Monthly and yearly egress cost of `bytes` per download. Prices are per GiB (2^30 bytes).
+export function downloadCost(bytes, pricePerGiB, downloadsPerMonth) {
+  const month = (bytes / 2 ** 30) * pricePerGiB * downloadsPerMonth;
+  return { month, year: 12 * month };
+}
+
+// --- options -----------------------------------------------------------------------------------
+
+function options() {
+  const mode = document.querySelector('input[name=mode]:checked').value;
+  const o = { mode, minElements: Math.max(1, Number($('min-elements').value) || 16384) };
+  if (mode === 'palette') o.levels = 2 ** Number($('levels').value);
+  else {
+    o.block = Number($('block').value);
+    o.form = $('form').value;
+  }
+  o.exclude = [...$('exclude').selectedOptions].map((x) => x.value);
+  return o;
+}
+
+function showLevels() {
+  const palette = document.querySelector('input[name=mode]:checked').value === 'palette';
+  $('levels-row').hidden = !palette;
+  $('levels-value').textContent = String(2 ** Number($('levels').value));
+  $('block').disabled = palette;
+  $('form').disabled = palette;
+}
+
+// --- running -----------------------------------------------------------------------------------
+
+const FRIENDLY = {
+  NOT_ONNX: 'This file is not an ONNX model.',
+  TRUNCATED: 'This model file is cut short (truncated): download it again.',
+  MALFORMED: 'This ONNX model is damaged or invalid.',
+  UNSUPPORTED: 'This model cannot be shrunk with these settings.',
+  EXTERNAL_DATA_MISSING: 'This model keeps its weights in a separate file.',
+  EXTERNAL_DATA_INVALID: 'The external data file does not match the model.',
+  TOO_LARGE: 'The result is too large for one file.',
+  OUT_OF_MEMORY: 'This model needs more memory than this browser tab can give.',
+  BAD_OPTION: 'These settings are not valid.',
+  NO_MODEL: 'No model among the files.',
+  MANY_MODELS: 'One model at a time.',
+};
+
+function showError(code, message) {
+  const box = $('error');
+  box.replaceChildren();
+  const head = document.createElement('strong');
+  head.textContent = FRIENDLY[code] || 'Something went wrong.';
+  const detail = document.createElement('p');
+  detail.textContent = message;
+  box.append(head, detail);
+  if (code === 'EXTERNAL_DATA_MISSING') {
+    const name = /file '([^']+)'/.exec(message)?.[1];
+    const hint = document.createElement('p');
+    hint.textContent = name ? `Drop "${name}" together with the model.` : 'Drop it together with the model.';
+    box.append(hint);
+  }
+  box.hidden = false;
+}
+
+function setBusy(busy, text = '') {
+  $('progress').hidden = !busy;
+  $('cancel').hidden = !busy;
+  $('status').textContent = text;
+}
+
+function stopWorker() {
+  state.worker?.terminate();
+  state.worker = null;
+}
+
+function start() {
+  if (!state.files.length) return;
+  stopWorker();
+  const id = ++state.run;
+  const worker = new Worker(new URL('./worker.js', import.meta.url), { type: 'module' });
+  state.worker = worker;
+  $('error').hidden = true;
+  $('progress').value = 0;
+  setBusy(true, 'Starting…');
+  worker.onmessage = ({ data }) => {
+    if (data.id !== state.run) return;
+    if (data.type === 'progress') {
+      $('progress').value = data.fraction;
+      $('status').textContent = `${data.stage[0].toUpperCase()}${data.stage.slice(1)}… ${Math.round(100 * data.fraction)} %`;
+    } else if (data.type === 'result') {
+      stopWorker();
+      setBusy(false, 'Done.');
+      state.result = data;
+      render();
+    } else if (data.type === 'error') {
+      stopWorker();
+      setBusy(false, '');
+      showError(data.code, data.message);
+    }
+  };
+  worker.onerror = (e) => {
+    stopWorker();
+    setBusy(false, '');
+    showError('INTERNAL', e.message || 'The worker failed.');
+  };
+  worker.postMessage({ id, files: state.files, options: options() });
+}
+
+function cancel() {
+  stopWorker();
+  state.run++;
+  setBusy(false, 'Cancelled.');
+}
+
+function loadFiles(files) {
+  files = [...files];
+  if (!files.length) return;
+  state.files = files;
+  state.result = null;
+  $('exclude').replaceChildren();
+  $('loaded').textContent = files.map((f) => `${f.name} (${formatBytes(f.size)})`).join(', ');
+  start();
+}
+
+// --- results -----------------------------------------------------------------------------------
+
+function render() {
+  const r = state.result;
+  if (!r) return;
+  $('results').hidden = false;
+  $('summary').textContent = r.report.summary;
+  for (const which of ['original', 'shrunk']) {
+    for (const kind of ['raw', 'gzip', 'brotli']) {
+      const cell = document.querySelector(`[data-size="${which}-${kind}"]`);
+      cell.textContent = formatBytes(r.sizes[which][kind]);
+      cell.dataset.bytes = String(r.sizes[which][kind]);
+    }
+  }
+  for (const kind of ['raw', 'gzip', 'brotli']) {
+    document.querySelector(`[data-saving="${kind}"]`).textContent = percent(r.sizes.original[kind], r.sizes.shrunk[kind]);
+  }
+  $('brotli-note').textContent = `Sizes in bytes (1 kB = 1000 B). Brotli at quality ${r.sizes.brotliQuality}; gzip by the browser.`;
+  $('save-note').textContent = r.externalData
+    ? `${r.name}.shrunk.onnx and ${r.name}.shrunk.onnx.data, in one zip`
+    : `${r.name}.shrunk.onnx, ${formatBytes(r.model.byteLength)}`;
+  renderCost();
+  renderTensors();
+  if (!$('exclude').options.length) {
+    for (const t of r.report.tensors) $('exclude').append(new Option(t.name, t.name));
+  }
+  $('check-table').hidden = true;
+  $('check-status').textContent = '';
+  renderCheckInputs();
+}
+
+// One row per model input: its shape (unknown dimensions as 1) and an optional fixed value.
+function renderCheckInputs() {
+  const tbody = $('check-inputs').querySelector('tbody');
+  tbody.replaceChildren(...state.result.report.model.inputs.map((input, i) => {
+    const tr = document.createElement('tr');
+    const name = document.createElement('td');
+    name.textContent = input.name;
+    const type = document.createElement('td');
+    type.textContent = input.dtype;
+    const shape = document.createElement('input');
+    shape.value = (input.shape ?? []).map((d) => (typeof d === 'number' && d >= 0 ? d : 1)).join('x');
+    shape.id = `check-shape-${i}`;
+    shape.setAttribute('aria-label', `Shape of ${input.name}`);
+    shape.pattern = '\\d+(x\\d+)*';
+    const value = document.createElement('input');
+    value.id = `check-value-${i}`;
+    value.setAttribute('aria-label', `Value of ${input.name}`);
+    value.placeholder = 'random';
+    const cells = [name, type, document.createElement('td'), document.createElement('td')];
+    cells[2].append(shape);
+    cells[3].append(value);
+    tr.append(...cells);
+    return tr;
+  }));
+}
+
+function checkInputs() {
+  return state.result.report.model.inputs.map((input, i) => {
+    const text = $(`check-shape-${i}`).value.trim();
+    const shape = text ? text.split('x').map(Number) : [];
+    if (shape.some((d) => !Number.isInteger(d) || d < 0)) throw new Error(`the shape of '${input.name}' should look like 1x3x224x224`);
+    const value = $(`check-value-${i}`).value.trim();
+    return { ...input, shape, value: value === '' ? undefined : Number(value) };
+  });
+}
+
+function renderCost() {
+  const r = state.result;
+  if (!r) return;
+  const price = Number($('price').value) || 0, downloads = Number($('downloads').value) || 0, served = $('served').value;
+  const before = downloadCost(r.sizes.original[served], price, downloads);
+  const after = downloadCost(r.sizes.shrunk[served], price, downloads);
+  const cells = {
+    'before-month': before.month, 'before-year': before.year, 'after-month': after.month, 'after-year': after.year,
+    'save-month': before.month - after.month, 'save-year': before.year - after.year,
+  };
+  for (const [k, v] of Object.entries(cells)) document.querySelector(`[data-cost="${k}"]`).textContent = money(v);
+}
+
+function renderTensors() {
+  const tbody = $('tensors').querySelector('tbody');
+  const rows = [...state.result.report.tensors];
+  const { key, down } = state.sort;
+  if (key) {
+    const value = (t) => (key === 'shape' ? t.shape.reduce((a, b) => a * b, 1) : key === 'sqnrDb' ? (t.exact ? Infinity : t.sqnrDb ?? -Infinity) : t[key] ?? '');
+    rows.sort((a, b) => {
+      const x = value(a), y = value(b);
+      const c = typeof x === 'number' && typeof y === 'number' ? x - y : String(x).localeCompare(String(y));
+      return down ? -c : c;
+    });
+  }
+  tbody.replaceChildren(...rows.map((t) => {
+    const tr = document.createElement('tr');
+    const cells = [t.name, `[${t.shape.join(', ')}]`, t.dtype, formatBytes(t.bytesBefore), formatBytes(t.bytesAfter),
+                   t.changed ? t.scheme + (t.levels ? ` (${t.levels})` : '') : `kept: ${t.reason}`,
+                   t.changed ? (t.exact ? 'exact' : t.sqnrDb.toFixed(1)) : '–'];
+    for (const c of cells) {
+      const td = document.createElement('td');
+      td.textContent = c;
+      tr.append(td);
+    }
+    return tr;
+  }));
+  for (const th of $('tensors').querySelectorAll('th')) {
+    const b = th.querySelector('button');
+    th.setAttribute('aria-sort', b.dataset.sort === key ? (down ? 'descending' : 'ascending') : 'none');
+  }
+}
+
+function download(blob, name) {
+  const a = document.createElement('a');
+  a.href = URL.createObjectURL(blob);
+  a.download = name;
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(a.href), 10000);
+}
+
+function save() {
+  const r = state.result;
+  if (!r) return;
+  if (r.externalData) {
+    const zip = zipSync({ [`${r.name}.shrunk.onnx`]: r.model, [`${r.name}.shrunk.onnx.data`]: r.externalData }, { level: 0 });
+    download(new Blob([zip], { type: 'application/zip' }), `${r.name}.shrunk.zip`);
+  } else {
+    download(new Blob([r.model], { type: 'application/octet-stream' }), `${r.name}.shrunk.onnx`);
+  }
+}
+
+function checkAccuracy() {
+  const r = state.result;
+  if (!r) return;
+  const model = state.files.find((f) => /\.onnx$/i.test(f.name));
+  const originalExternal = {};
+  for (const f of state.files) if (f !== model) originalExternal[f.name] = f;
+  const shrunkExternal = r.externalData ? { [`${r.name}.shrunk.onnx.data`]: r.externalData } : {};
+  let inputs;
+  try {
+    inputs = checkInputs();
+  } catch (e) {
+    $('check-status').textContent = `Could not compare: ${e.message}`;
+    return;
+  }
+  $('check-status').textContent = 'Loading onnxruntime-web and running both models…';
+  $('check-run').disabled = true;
+  const worker = new Worker(new URL('./check.js', import.meta.url), { type: 'module' });
+  worker.onmessage = ({ data }) => {
+    worker.terminate();
+    $('check-run').disabled = false;
+    if (data.error) {
+      $('check-status').textContent = `Could not compare: ${data.error}`;
+      return;
+    }
+    $('check-status').textContent = 'Same random inputs, both models:';
+    const tbody = $('check-table').querySelector('tbody');
+    tbody.replaceChildren(...data.outputs.map((o) => {
+      const tr = document.createElement('tr');
+      for (const c of [o.name, o.maxAbs.toExponential(3), o.meanAbs.toExponential(3), o.cosine.toFixed(6)]) {
+        const td = document.createElement('td');
+        td.textContent = c;
+        tr.append(td);
+      }
+      return tr;
+    }));
+    $('check-table').hidden = false;
+  };
+  worker.onerror = (e) => {
+    worker.terminate();
+    $('check-run').disabled = false;
+    $('check-status').textContent = `Could not compare: ${e.message}`;
+  };
+  worker.postMessage({ id: 1, original: model, originalExternal, shrunk: r.model.slice(), shrunkExternal, inputs });
+}
+
+// --- wiring ------------------------------------------------------------------------------------
+
+function persist(id) {
+  const saved = localStorage.getItem(`onnx-shrink.${id}`);
+  if (saved !== null) $(id).value = saved;
+  $(id).addEventListener('input', () => {
+    localStorage.setItem(`onnx-shrink.${id}`, $(id).value);
+    renderCost();
+  });
+}
+
+function init() {
+  const drop = $('drop');
+  drop.addEventListener('click', () => $('file').click());
+  drop.addEventListener('keydown', (e) => {
+    if (e.key === 'Enter' || e.key === ' ') {
+      e.preventDefault();
+      $('file').click();
+    }
+  });
+  drop.addEventListener('dragover', (e) => {
+    e.preventDefault();
+    drop.classList.add('over');
+  });
+  drop.addEventListener('dragleave', () => drop.classList.remove('over'));
+  drop.addEventListener('drop', (e) => {
+    e.preventDefault();
+    drop.classList.remove('over');
+    loadFiles(e.dataTransfer.files);
+  });
+  $('file').addEventListener('change', (e) => loadFiles(e.target.files));
+  $('sample').addEventListener('click', async () => {
+    $('status').textContent = 'Loading the sample…';
+    const response = await fetch('samples/silero_vad_v5.onnx');
+    loadFiles([new File([await response.blob()], 'silero_vad_v5.onnx')]);
+  });
+  for (const input of document.querySelectorAll('input[name=mode]')) {
+    input.addEventListener('change', () => {
+      showLevels();
+      start();
+    });
+  }
+  $('levels').addEventListener('input', showLevels);
+  $('levels').addEventListener('change', start);
+  for (const id of ['block', 'form', 'min-elements', 'exclude']) $(id).addEventListener('change', start);
+  $('cancel').addEventListener('click', cancel);
+  $('save').addEventListener('click', save);
+  $('check-run').addEventListener('click', checkAccuracy);
+  for (const id of ['price', 'downloads', 'served']) persist(id);
+  $('served').addEventListener('change', renderCost);
+  for (const b of $('tensors').querySelectorAll('button[data-sort]')) {
+    b.addEventListener('click', () => {
+      state.sort = { key: b.dataset.sort, down: state.sort.key === b.dataset.sort ? !state.sort.down : false };
+      renderTensors();
+    });
+  }
+  showLevels();
+}
+
+init();
