@@ -1,6 +1,6 @@
 // Runs the engine off the page's thread: shrinks the dropped model (read from its File in slices),
 // then measures the gzip and brotli sizes of the original and the result.
-import { shrink } from './vendor/onnx-shrink/bindings/js/index.js';
+import { shrink, wasmMemory } from './vendor/onnx-shrink/bindings/js/index.js';
 import initBrotli, { CompressStream, BrotliStreamResultCode } from './vendor/brotli-wasm/pkg.web/brotli_wasm.js';
 
 const SLICE = 4 << 20;
@@ -62,12 +62,14 @@ self.onmessage = async (event) => {
   try {
     const { model, external } = sortFiles(files);
     const base = model.name.replace(/\.onnx$/i, '');
+    const started = performance.now();
     const result = await shrink(model, {
       ...options,
       external,
       externalLocation: `${base}.shrunk.onnx.data`,
       onProgress: (fraction, stage) => post({ type: 'progress', fraction: 0.85 * fraction, stage }),
     });
+    const engine = { ms: performance.now() - started, wasmBytes: await wasmMemory() };
     const originalBlob = new Blob([model, ...Object.values(external)]);
     const shrunkBlob = new Blob(result.externalData ? [result.model, result.externalData] : [result.model]);
     // Quality 11 (what static hosts precompress with) runs at about a megabyte a second here; 9 is a
@@ -86,7 +88,7 @@ self.onmessage = async (event) => {
     };
     const transfer = [result.model.buffer];
     if (result.externalData) transfer.push(result.externalData.buffer);
-    post({ type: 'result', name: base, report: result.report, model: result.model, externalData: result.externalData, sizes }, transfer);
+    post({ type: 'result', name: base, report: result.report, model: result.model, externalData: result.externalData, sizes, engine }, transfer);
   } catch (e) {
     post({ type: 'error', code: e.code || 'INTERNAL', message: e.message || String(e) });
   }

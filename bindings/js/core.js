@@ -178,5 +178,7 @@ export function createApi(loadWasm) {
     expand: async (input, options) => (await run('expand', input, options)).model,
     /** The engine's version. */
     version: async () => (await engine()).version(),
+    /** Bytes of WebAssembly memory the engine has grown to (it never shrinks): its peak use. */
+    wasmMemory: async () => (await engine()).HEAPU8.byteLength,
   };
 }

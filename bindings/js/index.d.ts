@@ -146,6 +146,8 @@ export declare function shrink(input: Input, options?: ShrinkOptions): Promise<S
 export declare function inspect(input: Input, options?: ShrinkOptions): Promise<Report>;
 export declare function expand(input: Input, options?: Pick<ShrinkOptions, 'external' | 'onProgress' | 'signal'>): Promise<Uint8Array>;
 export declare function version(): Promise<string>;
+/** Bytes of WebAssembly memory the engine has grown to (it never shrinks): its peak use so far. */
+export declare function wasmMemory(): Promise<number>;
 
 /** Node only: a file as a Reader that reads in slices. */
 export interface FileSource extends Reader {

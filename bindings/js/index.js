@@ -9,5 +9,5 @@ const api = createApi(async (wasmPath) => {
   return new Uint8Array(await response.arrayBuffer());
 });
 
-export const { env, shrink, inspect, expand, version } = api;
+export const { env, shrink, inspect, expand, version, wasmMemory } = api;
 export { OnnxShrinkError };

@@ -8,7 +8,7 @@ import { createApi, OnnxShrinkError } from './core.js';
 const api = createApi(async (wasmPath) =>
   readFileSync(wasmPath ?? fileURLToPath(new URL('../../dist/onnx-shrink.wasm', import.meta.url))));
 
-export const { env, shrink, inspect, expand, version } = api;
+export const { env, shrink, inspect, expand, version, wasmMemory } = api;
 export { OnnxShrinkError };
 
 /**
