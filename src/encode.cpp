@@ -110,8 +110,10 @@ void Encoder::int8(int32_t i) {
       factors_ = layout_factors(l, x, t.dims);
       std::vector<float> inverse(factors_.size());
       for (size_t k = 0; k < inverse.size(); ++k) inverse[k] = 1.0f / factors_[k];
-      normalized_.assign(x, x + 4 * n);
-      multiply_along(normalized_.data(), t.dims, factor_axis, inverse.data());
+      // Not assign() then scale in place: that is a second pass over the tensor (and a slow
+      // byte-wise memmove in wasm without bulk memory).
+      normalized_.resize(4 * n);
+      multiply_along(x, t.dims, factor_axis, inverse.data(), normalized_.data());
       v = normalized_.data();
     }
     if (l.codebook) {
@@ -132,7 +134,7 @@ void Encoder::int8(int32_t i) {
     if (l.codebook) {
       reconstructed_.resize(4 * n);
       for (uint64_t k = 0; k < n; ++k) kernels::store_f32(reconstructed_.data() + 4 * k, table_[static_cast<uint8_t>(codes_[k])]);
-      multiply_along(reconstructed_.data(), t.dims, l.axis, factors_.data());
+      multiply_along(reconstructed_.data(), t.dims, l.axis, factors_.data(), reconstructed_.data());
       kernels::error_sums(x, reconstructed_.data(), static_cast<size_t>(n), e);
     }
   }

@@ -270,16 +270,16 @@ std::vector<float> layout_factors(const Int8Layout& l, const uint8_t* x, const s
   return m;
 }
 
-void multiply_along(uint8_t* x, const std::vector<int64_t>& dims, int64_t axis, const float* factors) {
+void multiply_along(const uint8_t* x, const std::vector<int64_t>& dims, int64_t axis, const float* factors, uint8_t* out) {
   const AxisView v = view_around(dims, axis);
   if (v.inner == 1) {
-    kernels::scale_columns(x, static_cast<size_t>(v.outer), static_cast<size_t>(v.extent), factors, x);
+    kernels::scale_columns(x, static_cast<size_t>(v.outer), static_cast<size_t>(v.extent), factors, out);
     return;
   }
   for (uint64_t o = 0; o < v.outer; ++o) {
     for (uint64_t i = 0; i < v.extent; ++i) {
-      uint8_t* row = x + 4 * ((o * v.extent + i) * v.inner);
-      kernels::scale(row, static_cast<size_t>(v.inner), factors[i], row);
+      const uint64_t at = 4 * ((o * v.extent + i) * v.inner);
+      kernels::scale(x + at, static_cast<size_t>(v.inner), factors[i], out + at);
     }
   }
 }

@@ -64,7 +64,7 @@ void group_ranges(const Int8Layout& l, const uint8_t* x, uint64_t n, std::vector
 // The separable or codebook factors of a tensor (length factor_count()).
 std::vector<float> layout_factors(const Int8Layout& l, const uint8_t* x, const std::vector<int64_t>& dims);
 
-// Multiplies every value by factors[j], j its index along `axis` (in place, fp32 bytes).
-void multiply_along(uint8_t* x, const std::vector<int64_t>& dims, int64_t axis, const float* factors);
+// out = x times factors[j], j each value's index along `axis` (fp32 bytes; out may be x).
+void multiply_along(const uint8_t* x, const std::vector<int64_t>& dims, int64_t axis, const float* factors, uint8_t* out);
 
 }  // namespace onnx_shrink

@@ -65,7 +65,9 @@ async function prepare(input, what) {
     }
     return { bytes: new Uint8Array(await input.arrayBuffer()) };
   }
-  if (typeof input.size === 'number' && typeof input.read === 'function') return { size: input.size, read: input.read.bind(input) };
+  if (typeof input.size === 'number' && typeof input.read === 'function') {
+    return { size: input.size, read: input.read.bind(input), readInto: input.readInto?.bind(input) };
+  }
   throw badOption(`the ${what} must be a Uint8Array, an ArrayBuffer, a Blob or a { size, read(offset, length) } reader`);
 }
 
@@ -83,6 +85,7 @@ function toSource(module, prepared, owned) {
     pointer: 0,
     size: prepared.size,
     read(offset, length, pointer) {
+      if (prepared.readInto) return prepared.readInto(offset, module.HEAPU8.subarray(pointer, pointer + length));
       const chunk = prepared.read(offset, length);
       if (!chunk || chunk.byteLength !== length) throw new OnnxShrinkError(`a read of ${length} bytes at ${offset} returned ${chunk ? chunk.byteLength : 'nothing'}`, 'IO');
       module.HEAPU8.set(chunk, pointer);

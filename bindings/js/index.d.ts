@@ -15,6 +15,11 @@ export interface Reader {
   readonly size: number;
   /** Exactly `length` bytes at `offset`, synchronously. */
   read(offset: number, length: number): Uint8Array;
+  /**
+   * Optional, faster: fill `target` (a view into the engine's memory, `target.byteLength` bytes)
+   * with the bytes at `offset`, saving a copy. Used instead of read() when present.
+   */
+  readInto?(offset: number, target: Uint8Array): void;
 }
 
 /** A model or an external data file: bytes, a Blob/File, or a reader. */

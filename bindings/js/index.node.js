@@ -22,13 +22,16 @@ export function fileSource(path) {
     size,
     read(offset, length) {
       const buffer = Buffer.allocUnsafe(length);
+      this.readInto(offset, buffer);
+      return buffer;
+    },
+    readInto(offset, target) {
       let done = 0;
-      while (done < length) {
-        const n = readSync(fd, buffer, done, length - done, offset + done);
+      while (done < target.byteLength) {
+        const n = readSync(fd, target, done, target.byteLength - done, offset + done);
         if (n <= 0) throw new OnnxShrinkError(`'${path}' ended at ${offset + done} of ${size} bytes`, 'IO');
         done += n;
       }
-      return buffer;
     },
     close() {
       closeSync(fd);

@@ -108,7 +108,7 @@ namespace {
 struct LaneSums {
   v4::f32 signal = v4::splat(0), noise = v4::splat(0);
   int pending = 0;
-  void add(v4::f32 x, v4::f32 d) {
+  ONNX_SHRINK_ALWAYS_INLINE void add(v4::f32 x, v4::f32 d) {
     signal = v4::add(signal, v4::mul(x, x));
     noise = v4::add(noise, v4::mul(d, d));
     if (++pending == 1024) flush_into(nullptr);
@@ -195,7 +195,7 @@ void quantize_seed(const uint8_t* x, size_t n, const SeedParams& p, int8_t* out,
   const v4::i32 zero = v4::isplat(static_cast<int32_t>(p.zero));
   const v4::i32 lo = v4::isplat(-128), hi = v4::isplat(127);
   LaneSums sums;
-  auto code = [&](v4::f32 v) {
+  auto code = [&](v4::f32 v) ONNX_SHRINK_ALWAYS_LAMBDA {
     const v4::i32 q = v4::imin(v4::imax(v4::iadd(v4::round_to_int(v4::mul(v4::mul(v, inv), k255)), zero), lo), hi);
     sums.add(v, v4::sub(v, v4::add(v4::mul(v4::to_float(q), scale), offset)));
     return q;

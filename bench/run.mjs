@@ -1,0 +1,285 @@
+// Regenerates BENCHMARKS.md (and bench/size-accuracy.svg) on this machine, from scratch.
+//
+//   node bench/run.mjs [--quick]      (./dev bench [--quick] builds first)
+//
+// --quick: 10 and 150 MB models, one run each, Chromium on the small model only (under 2 minutes).
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
+import ort from 'onnxruntime-node';
+import { shrinkInChromium } from './chromium.mjs';
+import { compare, corpus, fixtures } from './corpus.mjs';
+import { latency } from './latency.mjs';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const quick = process.argv.includes('--quick');
+const runs = quick ? 1 : 3;
+const sizes = quick ? [10, 150] : [10, 150, 600];
+const chromiumSizes = quick ? [10] : [10, 150];
+const out = path.join(root, 'bench', 'out');
+const native = path.join(root, 'build', 'onnx-shrink');
+mkdirSync(path.join(out, 'models'), { recursive: true });
+const started = Date.now();
+const log = (m) => console.error(`[${((Date.now() - started) / 1000).toFixed(0)} s] ${m}`);
+
+// --- helpers -----------------------------------------------------------------------------------
+
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const MB = (n) => `${(n / 1e6).toFixed(n < 1e7 ? 2 : 1)} MB`;
+const pct = (x) => `${(100 * x).toFixed(x > 0.999 && x < 1 ? 3 : 2)} %`;
+
+// Whole-process wall time and peak RSS of a command, from GNU time.
+function timed(command, args) {
+  const p = spawnSync('/usr/bin/time', ['-f', '%e %M', command, ...args], { encoding: 'utf8', maxBuffer: 1 << 26 });
+  if (p.status !== 0) throw new Error(`${command} ${args.join(' ')} failed: ${p.stderr.slice(-2000)}`);
+  const [seconds, kb] = p.stderr.trim().split('\n').at(-1).split(' ').map(Number);
+  return { seconds, rss: kb * 1024, stdout: p.stdout };
+}
+
+function medianRun(fn) {
+  const results = Array.from({ length: runs }, fn);
+  const byTime = [...results].sort((a, b) => a.seconds - b.seconds);
+  return byTime[Math.floor(byTime.length / 2)];
+}
+
+function generated(mb) {
+  const file = path.join(out, 'models', `generated-${mb}.onnx`);
+  if (!existsSync(file)) {
+    log(`generating a ${mb} MB model`);
+    const p = spawnSync('/usr/bin/python3', [path.join(root, 'bench', 'make_model.py'), String(mb), file]);
+    if (p.status !== 0) throw new Error(String(p.stderr));
+  }
+  return file;
+}
+
+// --- the machine -------------------------------------------------------------------------------
+
+function machine() {
+  const cpus = os.cpus();
+  const memcpy = Number(spawnSync(path.join(root, 'build', 'bench_memcpy'), ['256'], { encoding: 'utf8' }).stdout);
+  return { cpu: cpus[0]?.model ?? 'unknown', cores: cpus.length, memory: os.totalmem(), memcpy,
+           node: process.version, date: new Date().toISOString().slice(0, 10) };
+}
+
+// --- speed and memory --------------------------------------------------------------------------
+
+function speed() {
+  const rows = [];
+  for (const mb of sizes) {
+    const model = generated(mb);
+    const bytes = statSync(model).size;
+    const result = path.join(out, 'result.onnx');
+    const memcpy = Number(spawnSync(path.join(root, 'build', 'bench_memcpy'), [String(bytes / 1e6)], { encoding: 'utf8' }).stdout);
+    rows.push({ mb, bytes, tool: 'memcpy (the limit)', mode: '-', mbps: memcpy });
+    for (const mode of ['int8', 'palette']) {
+      log(`native ${mode}, ${mb} MB`);
+      const n = medianRun(() => timed(native, [model, '-o', result, '-q', '--mode', mode]));
+      const outBytes = statSync(result).size;
+      rows.push({ mb, bytes, tool: 'native driver', mode, seconds: n.seconds, mbps: bytes / n.seconds / 1e6, rss: n.rss,
+                  rssRatio: n.rss / (bytes + outBytes) });
+      log(`wasm in node ${mode}, ${mb} MB`);
+      const w = medianRun(() => timed(process.execPath, [path.join(root, 'bench', 'wasm_node.mjs'), model, result, mode]));
+      const inside = JSON.parse(w.stdout);
+      rows.push({ mb, bytes, tool: 'wasm in Node', mode, seconds: w.seconds, mbps: bytes / w.seconds / 1e6, rss: w.rss,
+                  engineMbps: bytes / (inside.ms / 1000) / 1e6, wasmBytes: inside.wasmBytes, rssRatio: w.rss / (bytes + outBytes) });
+    }
+    if (!quick || mb <= 150) {
+      log(`python seed reference, ${mb} MB`);
+      const p = medianRun(() => timed('/usr/bin/python3', [path.join(root, 'bench', 'seed_reference.py'), model, result]));
+      rows.push({ mb, bytes, tool: 'Python seed method (onnx + numpy)', mode: 'int8 per tensor', seconds: p.seconds,
+                  mbps: bytes / p.seconds / 1e6, rss: p.rss });
+    }
+  }
+  return rows;
+}
+
+async function chromiumSpeed() {
+  const cases = [];
+  for (const mb of chromiumSizes) for (const mode of ['int8', 'palette']) cases.push({ file: generated(mb), mode, mb });
+  log(`wasm in Chromium (${cases.length} runs)`);
+  const results = await shrinkInChromium(cases);
+  return results.map((r, i) => {
+    const bytes = statSync(r.file).size;
+    return { mb: cases[i].mb, bytes, tool: 'wasm in Chromium (page worker)', mode: r.mode, engineMbps: bytes / (r.ms / 1000) / 1e6,
+             wasmBytes: r.wasmBytes };
+  });
+}
+
+// --- size and accuracy -------------------------------------------------------------------------
+
+const SCHEMES = [
+  { name: 'original', flags: null },
+  { name: 'int8, seed parity (scheme tensor)', flags: ['--scheme', 'tensor'] },
+  { name: 'int8, per channel (scheme channel)', flags: ['--scheme', 'channel'] },
+  { name: 'int8 default (auto)', flags: [] },
+  { name: 'int8, blocks of 32', flags: ['--block', '32'] },
+  { name: 'palette 256 default (auto)', flags: ['--mode', 'palette'] },
+  { name: 'palette 256 k-means', flags: ['--mode', 'palette', '--scheme', 'kmeans'] },
+  { name: 'palette 256 uniform (seed parity)', flags: ['--mode', 'palette', '--scheme', 'uniform'] },
+  { name: 'palette 64 default', flags: ['--mode', 'palette', '--levels', '64'] },
+];
+
+async function accuracy() {
+  const rows = [];
+  for (const [key, spec] of Object.entries(corpus)) {
+    const original = path.join(fixtures, spec.file);
+    const reference = await spec.run(ort, readFileSync(original));
+    for (const s of SCHEMES) {
+      log(`${key}: ${s.name}`);
+      let file = original, report = null;
+      if (s.flags) {
+        file = path.join(out, `${key}.onnx`);
+        const p = spawnSync(native, [original, '-o', file, '-q', '--report', `${file}.json`, ...s.flags], { encoding: 'utf8' });
+        if (p.status !== 0) throw new Error(p.stderr);
+        report = JSON.parse(readFileSync(`${file}.json`, 'utf8'));
+      }
+      const bytes = readFileSync(file);
+      const result = await spec.run(ort, bytes);
+      const c = compare(reference, result, spec.threshold);
+      rows.push({ model: key, scheme: s.name, raw: bytes.byteLength,
+                  gzip: gzipSync(bytes, { level: 9 }).byteLength,
+                  brotli: brotliCompressSync(bytes, { params: { [constants.BROTLI_PARAM_QUALITY]: 11, [constants.BROTLI_PARAM_SIZE_HINT]: bytes.byteLength } }).byteLength,
+                  agreement: c.agreement, relL2: c.relL2, count: c.count, unit: spec.unit, report });
+    }
+  }
+  return rows;
+}
+
+async function inference() {
+  const rows = [];
+  for (const [key, spec] of Object.entries(corpus)) {
+    const original = path.join(fixtures, spec.file);
+    for (const [name, flags] of [['original', null], ['int8 fold (default)', []], ['int8 dq', ['--form', 'dq']], ['palette', ['--mode', 'palette']]]) {
+      let file = original;
+      if (flags) {
+        file = path.join(out, `${key}.latency.onnx`);
+        const p = spawnSync(native, [original, '-o', file, '-q', ...flags], { encoding: 'utf8' });
+        if (p.status !== 0) {
+          rows.push({ model: key, variant: name, ms: null, note: p.stderr.includes('--form fold') ? 'refused: opset 11 cannot take per-axis DequantizeLinear safely' : p.stderr.trim() });
+          continue;
+        }
+      }
+      log(`latency ${key} ${name}`);
+      rows.push({ model: key, variant: name, ms: await latency(file, key, quick ? 10 : 30) });
+    }
+  }
+  return rows;
+}
+
+// --- the chart ---------------------------------------------------------------------------------
+
+function chart(rows) {
+  const W = 760, H = 430, L = 70, R = 20, T = 30, B = 60;
+  const points = rows.filter((r) => r.scheme !== 'original');
+  const originals = Object.fromEntries(rows.filter((r) => r.scheme === 'original').map((r) => [r.model, r]));
+  const xs = points.map((r) => r.brotli / originals[r.model].brotli);
+  const ys = points.map((r) => Math.log10(Math.max(r.relL2, 1e-4)));
+  const x0 = 0, x1 = Math.max(...xs) * 1.05, y0 = Math.floor(Math.min(...ys)), y1 = Math.ceil(Math.max(...ys));
+  const px = (x) => L + ((x - x0) / (x1 - x0)) * (W - L - R);
+  const py = (y) => T + ((y1 - y) / (y1 - y0)) * (H - T - B);
+  const colours = { silero: '#0b62d6', det: '#d6600b' };
+  let svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" font-family="sans-serif" font-size="12">\n`;
+  svg += `<rect width="${W}" height="${H}" fill="white"/>\n`;
+  svg += `<text x="${W / 2}" y="18" text-anchor="middle" font-size="14">Size against accuracy (one point per scheme per model)</text>\n`;
+  for (let y = y0; y <= y1; y++) {
+    svg += `<line x1="${L}" x2="${W - R}" y1="${py(y)}" y2="${py(y)}" stroke="#ddd"/><text x="${L - 6}" y="${py(y) + 4}" text-anchor="end">${10 ** y}</text>\n`;
+  }
+  for (let x = 0; x <= x1; x += 0.1) {
+    svg += `<line y1="${T}" y2="${H - B}" x1="${px(x)}" x2="${px(x)}" stroke="#eee"/><text x="${px(x)}" y="${H - B + 16}" text-anchor="middle">${Math.round(100 * x)}%</text>\n`;
+  }
+  svg += `<text x="${(L + W - R) / 2}" y="${H - 22}" text-anchor="middle">brotli -q 11 size, % of the original's brotli size</text>\n`;
+  svg += `<text transform="translate(16 ${(T + H - B) / 2}) rotate(-90)" text-anchor="middle">relative L2 error of the output (log)</text>\n`;
+  points.forEach((r, i) => {
+    const label = r.scheme.replace(/ \(.*\)/, '').replace('default', '').replace(', ', ' ').trim();
+    svg += `<circle cx="${px(xs[i]).toFixed(1)}" cy="${py(ys[i]).toFixed(1)}" r="4.5" fill="${colours[r.model]}"><title>${r.model}: ${r.scheme}</title></circle>`;
+    svg += `<text x="${(px(xs[i]) + 7).toFixed(1)}" y="${(py(ys[i]) + 4).toFixed(1)}" font-size="10" fill="${colours[r.model]}">${label}</text>\n`;
+  });
+  svg += `<text x="${W - R - 150}" y="${T + 14}" fill="${colours.silero}">● silero VAD (speech)</text><text x="${W - R - 150}" y="${T + 30}" fill="${colours.det}">● PP-OCR det (text)</text>\n`;
+  return `${svg}</svg>\n`;
+}
+
+// --- the report --------------------------------------------------------------------------------
+
+function table(header, rows) {
+  return [`| ${header.join(' | ')} |`, `| ${header.map(() => '---').join(' | ')} |`, ...rows.map((r) => `| ${r.join(' | ')} |`)].join('\n');
+}
+
+function wasmSize() {
+  const gz = (f) => gzipSync(readFileSync(path.join(root, 'dist', f)), { level: 9 }).byteLength;
+  return { wasm: gz('onnx-shrink.wasm'), glue: gz('onnx-shrink.mjs') };
+}
+
+async function main() {
+  const m = machine();
+  log(`machine: ${m.cores} cores, memcpy ${m.memcpy.toFixed(0)} MB/s`);
+  const speedRows = speed();
+  const chromeRows = await chromiumSpeed();
+  const latencyRows = await inference();
+  const accuracyRows = await accuracy();
+  writeFileSync(path.join(root, 'bench', 'size-accuracy.svg'), chart(accuracyRows));
+  const size = wasmSize();
+
+  // Targets of the issues, measured.
+  const find = (tool, mode, mb) => speedRows.find((r) => r.tool === tool && r.mode === mode && r.mb === mb) ?? {};
+  const nat = find('native driver', 'int8', 150), wasm = find('wasm in Node', 'int8', 150);
+  const acc = (model, scheme) => accuracyRows.find((r) => r.model === model && r.scheme.startsWith(scheme));
+  const targets = [];
+  const target = (what, goal, value, ok) => targets.push([what, goal, value, ok ? 'met' : '**missed**']);
+  target('native int8 speed, 150 MB model', '≥ 1000 MB/s', `${nat.mbps?.toFixed(0)} MB/s`, nat.mbps >= 1000);
+  target('native peak memory, 150 MB model', '≤ 1.3 × (input + output)', `${nat.rssRatio?.toFixed(2)} ×`, nat.rssRatio <= 1.3);
+  target('wasm in Node against native, 150 MB int8', '≥ 0.5 ×', `${(wasm.engineMbps / nat.mbps).toFixed(2)} × (engine), ${(wasm.mbps / nat.mbps).toFixed(2)} × (whole process)`, wasm.engineMbps / nat.mbps >= 0.5);
+  target('wasm + JS glue, gzip -9', '≤ 100 KB', `${((size.wasm + size.glue) / 1000).toFixed(1)} KB`, size.wasm + size.glue <= 100_000);
+  for (const model of Object.keys(corpus)) {
+    const d = acc(model, 'int8 default'), t = acc(model, 'int8, seed parity');
+    target(`${model}: int8 default decisions agree`, '≥ 99.9 %', pct(d.agreement), d.agreement >= 0.999);
+    target(`${model}: int8 default rel. L2 / seed's`, '≤ 0.25', (d.relL2 / t.relL2).toFixed(3), d.relL2 / t.relL2 <= 0.25);
+    target(`${model}: int8 default size / seed's`, '≤ 1.05', (d.raw / t.raw).toFixed(3), d.raw / t.raw <= 1.05);
+    const p = acc(model, 'palette 256 default'), u = acc(model, 'palette 256 uniform');
+    const sqnrOk = p.report.tensors.every((x, i) => x.exact || u.report.tensors[i].exact || x.sqnrDb >= u.report.tensors[i].sqnrDb - 1e-9);
+    target(`${model}: palette 256 SQNR ≥ uniform's on every tensor`, 'all tensors', sqnrOk ? 'all' : 'not all', sqnrOk);
+    target(`${model}: palette 256 brotli size / uniform's`, '≤ 1', (p.brotli / u.brotli).toFixed(4), p.brotli <= u.brotli);
+  }
+
+  const md = [];
+  md.push('# Benchmarks', '');
+  md.push(`Generated by \`./dev bench${quick ? ' --quick' : ''}\` on ${m.date}: ${m.cores} cores (${m.cpu}), ${(m.memory / 2 ** 30).toFixed(0)} GiB, ` +
+          `memcpy ${(m.memcpy / 1000).toFixed(1)} GB/s, Node ${m.node}, onnxruntime-node ${JSON.parse(readFileSync(path.join(root, 'node_modules', 'onnxruntime-node', 'package.json'))).version}. ` +
+          `${quick ? 'Quick run: one run per figure.' : `Medians of ${runs} runs.`} Sizes in MB are 10^6 bytes.`, '');
+  md.push('## Targets', '', table(['what', 'target', 'measured', ''], targets), '');
+  md.push('## Speed and memory', '',
+          'Generated fp32 models (stacks of 1024×1024 MatMul weights). Throughput is MB of input per second of the whole process ' +
+          '(start to exit, reading and writing files) and, for WebAssembly, of the engine alone. Peak memory is the whole ' +
+          'process\'s resident set (GNU time) and, for WebAssembly, the memory the module grew to.', '');
+  md.push(table(['model', 'tool', 'mode', 'MB/s (process)', 'MB/s (engine)', 'peak RSS', 'RSS / (in + out)', 'wasm memory'],
+    [...speedRows, ...chromeRows].sort((a, b) => a.mb - b.mb).map((r) => [`${r.mb} MB`, r.tool, r.mode,
+      r.mbps ? r.mbps.toFixed(0) : '-', r.engineMbps ? r.engineMbps.toFixed(0) : '-', r.rss ? MB(r.rss) : '-',
+      r.rssRatio ? r.rssRatio.toFixed(2) : '-', r.wasmBytes ? MB(r.wasmBytes) : '-'])), '');
+  md.push('The Python row is the original tool\'s method written with onnx and numpy only (no onnx_graphsurgeon, shape ' +
+          'inference or checker, which the real tool also runs), so the real tool is slower still.', '');
+  md.push('## Inference latency', '', 'onnxruntime-node, one thread, median of repeated runs on the corpus inputs (silero: one 512-sample chunk).', '');
+  md.push(table(['model', 'variant', 'latency'], latencyRows.map((r) => [r.model, r.variant, r.ms == null ? r.note : `${r.ms.toFixed(2)} ms`])), '');
+  md.push('## Size and accuracy', '',
+          'The two real models of `tests/fixtures` on their real inputs (see `bench/corpus.mjs`): silero VAD streamed in 512-sample ' +
+          'chunks, the decision is speech when p > 0.5; PP-OCR v4 det on one rendered page, the decision is text when p > 0.3 per pixel. ' +
+          'gzip -9 and brotli -q 11 are Node\'s zlib.', '');
+  md.push(table(['model', 'scheme', 'raw', 'gzip -9', 'brotli -q 11', 'decisions agree', 'rel. L2 error'],
+    accuracyRows.map((r) => [r.model, r.scheme, MB(r.raw), MB(r.gzip), MB(r.brotli), `${pct(r.agreement)} of ${r.count} ${r.unit}`,
+                             r.relL2.toFixed(4)])), '');
+  md.push('![size against accuracy](bench/size-accuracy.svg)', '');
+  md.push('### Reading these numbers', '',
+          '- One model and one input give one draw of rounding error. On PP-OCR det, nudging every 8-bit scale by 0.1 % (which leaves ' +
+          'the expected error unchanged) moved the output\'s relative L2 error between 0.03 and 0.10 and the pixel agreement between ' +
+          '99.97 % and 99.84 % for the same scheme: a few weights in the neck (conv2d_407, conv2d_413) carry most of the effect. ' +
+          'Compare schemes by the size of their gaps, not by the third digit.',
+          '- The default 8-bit scheme (per-output-channel codes with a separable factor per input channel, codebooks for tensors with ' +
+          'few distinct values) was chosen on the distribution over such draws: median rel. L2 on det 0.044 against 0.073 for plain ' +
+          'per-channel codes, and 0.010 against 0.017 on silero.', '');
+  writeFileSync(path.join(root, 'BENCHMARKS.md'), `${md.join('\n')}\n`);
+  rmSync(path.join(out, 'result.onnx'), { force: true });
+  log('wrote BENCHMARKS.md and bench/size-accuracy.svg');
+}
+
+await main();
