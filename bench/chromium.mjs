@@ -1,5 +1,6 @@
 // Shrinks models on the web page in Debian's Chromium (the page's Web Worker does the work) and
-// returns the engine's time and peak WebAssembly memory as the page measured them.
+// returns the engine's time and peak WebAssembly memory as the page measured them. A case is
+// { files: [model, ...its external data], mode, saveTo? }; saveTo keeps the page's saved result.
 import { chromium } from '@playwright/test';
 import { spawn } from 'node:child_process';
 import path from 'node:path';
@@ -17,15 +18,24 @@ export async function shrinkInChromium(cases, port = 8191) {
   });
   const results = [];
   try {
-    for (const { file, mode } of cases) {
+    for (const { files, mode, saveTo } of cases) {
       const page = await browser.newPage();
       await page.goto(`http://localhost:${port}/`);
       await page.check(`input[name=mode][value=${mode}]`);
-      await page.setInputFiles('#file', file);
-      await page.locator('#status').filter({ hasText: 'Done.' }).waitFor({ timeout: 900_000 });
+      await page.setInputFiles('#file', files);
+      // The result is ready (and can be saved) before the compressed sizes are measured.
+      await page.waitForFunction(() => document.querySelector('#summary').dataset.engineMs || !document.querySelector('#error').hidden,
+                                 null, { timeout: 1_800_000, polling: 500 });
+      if (await page.locator('#error').isVisible()) throw new Error(`the page failed on ${files[0]}: ${await page.locator('#error').textContent()}`);
       const summary = page.locator('#summary');
-      results.push({ file, mode, ms: Number(await summary.getAttribute('data-engine-ms')),
-                     wasmBytes: Number(await summary.getAttribute('data-wasm-bytes')) });
+      const result = { file: files[0], mode, ms: Number(await summary.getAttribute('data-engine-ms')),
+                       wasmBytes: Number(await summary.getAttribute('data-wasm-bytes')) };
+      if (saveTo) {
+        const [download] = await Promise.all([page.waitForEvent('download', { timeout: 600_000 }), page.click('#save')]);
+        await download.saveAs(saveTo);
+        result.saved = saveTo;
+      }
+      results.push(result);
       await page.close();
     }
   } finally {

@@ -1,7 +1,7 @@
 // The web page in Debian's Chromium: what a user does, checked against the reference tools.
 import { test, expect } from '@playwright/test';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -131,23 +131,42 @@ test('a corrupt file shows what is wrong, and a good file afterwards works', asy
   await expect(page.locator('#error')).toBeHidden();
 });
 
-test('external data: the page names the missing file, then uses both', async ({ page }) => {
-  const model = path.join(work, 'split.onnx');
+test('external data: the page names the missing file, uses both, and saves a model and its data file', async ({ page }) => {
+  const model = path.join(work, 'summed.onnx');
   if (!existsSync(model)) {
-    const p = spawnSync('/usr/bin/python3', [path.join(root, 'bench', 'make_model.py'), '20', model, '--external']);
+    const p = spawnSync('/usr/bin/python3', [path.join(root, 'bench', 'make_model.py'), '20', model, '--external', '--sum']);
     expect(p.status).toBe(0);
   }
   await page.goto('/');
   await page.setInputFiles('#file', model);
-  await expect(page.locator('#error')).toContainText('Drop "split.onnx.data" together with the model', { timeout: 30_000 });
+  await expect(page.locator('#error')).toContainText('Drop "summed.onnx.data" together with the model', { timeout: 30_000 });
   await page.setInputFiles('#file', [model, `${model}.data`]);
   await expect(page.locator('#status')).toHaveText('Done.', { timeout: 60_000 });
   expect(await bytesOf(page, 'original-raw')).toBe(readFileSync(model).byteLength + readFileSync(`${model}.data`).byteLength);
-  const { file } = await saved(page);
+  await expect(page.locator('#save-data')).toBeHidden();  // auto: the result fits in one file
   const x = new ort.Tensor('float32', Float32Array.from({ length: 1024 }, (_, i) => Math.cos(i)), [1, 1024]);
   const a = await (await ort.InferenceSession.create(model)).run({ x });
-  const b = await (await ort.InferenceSession.create(file)).run({ x });
-  expect(compare(a.y.data, b.y.data, 0).relL2).toBeLessThan(0.05);
+  const inline = await saved(page);
+  const b = await (await ort.InferenceSession.create(inline.file)).run({ x });
+  expect(compare(a.y.data, b.y.data, 0).relL2).toBeLessThan(0.02);
+
+  // The weights in a separate file: two saves, and onnxruntime finds the data file beside the model.
+  await page.click('#advanced > summary');
+  await page.selectOption('#external-data', 'external');
+  await expect(page.locator('#save-data')).toBeVisible({ timeout: 60_000 });
+  await expect(page.locator('#status')).toHaveText('Done.', { timeout: 60_000 });
+  const folder = mkdtempSync(path.join(work, 'saved-'));
+  const [modelDownload] = await Promise.all([page.waitForEvent('download'), page.click('#save')]);
+  const [dataDownload] = await Promise.all([page.waitForEvent('download'), page.click('#save-data')]);
+  expect(modelDownload.suggestedFilename()).toBe('summed.shrunk.onnx');
+  expect(dataDownload.suggestedFilename()).toBe('summed.shrunk.onnx.data');
+  await modelDownload.saveAs(path.join(folder, modelDownload.suggestedFilename()));
+  await dataDownload.saveAs(path.join(folder, dataDownload.suggestedFilename()));
+  const modelBytes = statSync(path.join(folder, 'summed.shrunk.onnx')).size, dataBytes = statSync(path.join(folder, 'summed.shrunk.onnx.data')).size;
+  expect(modelBytes).toBeLessThan(100_000);
+  expect(modelBytes + dataBytes).toBe(await bytesOf(page, 'shrunk-raw'));
+  const c = await (await ort.InferenceSession.create(path.join(folder, 'summed.shrunk.onnx'))).run({ x });
+  expect(Array.from(c.y.data)).toEqual(Array.from(b.y.data));
 });
 
 test('the page keeps drawing frames while it shrinks a 160 MB model', async ({ page }) => {

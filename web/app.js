@@ -1,6 +1,5 @@
 // The page: files in, options, progress, results. The work happens in worker.js (the engine) and
 // check.js (onnxruntime-web, on demand); this thread only keeps the page responsive.
-import { zipSync } from './vendor/fflate/browser.js';
 
 const $ = (id) => document.getElementById(id);
 const state = { files: [], result: null, worker: null, run: 0, sort: { key: null, down: false } };
@@ -27,7 +26,7 @@ export function downloadCost(bytes, pricePerGiB, downloadsPerMonth) {
 
 function options() {
   const mode = document.querySelector('input[name=mode]:checked').value;
-  const o = { mode, minElements: Math.max(1, Number($('min-elements').value) || 16384) };
+  const o = { mode, minElements: Math.max(1, Number($('min-elements').value) || 16384), externalData: $('external-data').value };
   if (mode === 'palette') o.levels = 2 ** Number($('levels').value);
   else {
     o.block = Number($('block').value);
@@ -104,10 +103,20 @@ function start() {
       $('progress').value = data.fraction;
       $('status').textContent = `${data.stage[0].toUpperCase()}${data.stage.slice(1)}… ${Math.round(100 * data.fraction)} %`;
     } else if (data.type === 'result') {
-      stopWorker();
-      setBusy(false, 'Done.');
+      // Shrunk: the result can be saved while the worker measures the compressed sizes.
+      for (const url of objectUrls.splice(0)) URL.revokeObjectURL(url);
       state.result = data;
+      $('progress').value = 0;
+      $('status').textContent = 'Shrunk. Measuring compressed sizes…';
       render();
+    } else if (data.type === 'sizes') {
+      state.result.sizes = data.sizes;
+      renderSizes();
+      renderCost();
+      if (data.final) {
+        stopWorker();
+        setBusy(false, 'Done.');
+      }
     } else if (data.type === 'error') {
       stopWorker();
       setBusy(false, '');
@@ -148,20 +157,13 @@ function render() {
   // For measurements (the benchmark reads them): the engine's time and its peak WebAssembly memory.
   $('summary').dataset.engineMs = String(r.engine.ms);
   $('summary').dataset.wasmBytes = String(r.engine.wasmBytes);
-  for (const which of ['original', 'shrunk']) {
-    for (const kind of ['raw', 'gzip', 'brotli']) {
-      const cell = document.querySelector(`[data-size="${which}-${kind}"]`);
-      cell.textContent = formatBytes(r.sizes[which][kind]);
-      cell.dataset.bytes = String(r.sizes[which][kind]);
-    }
-  }
-  for (const kind of ['raw', 'gzip', 'brotli']) {
-    document.querySelector(`[data-saving="${kind}"]`).textContent = percent(r.sizes.original[kind], r.sizes.shrunk[kind]);
-  }
-  $('brotli-note').textContent = `Sizes in bytes (1 kB = 1000 B). Brotli at quality ${r.sizes.brotliQuality}; gzip by the browser.`;
+  renderSizes();
   $('save-note').textContent = r.externalData
-    ? `${r.name}.shrunk.onnx and ${r.name}.shrunk.onnx.data, in one zip`
-    : `${r.name}.shrunk.onnx, ${formatBytes(r.model.byteLength)}`;
+    ? `${r.name}.shrunk.onnx (${formatBytes(r.model.size)}) and its weights, ${r.name}.shrunk.onnx.data ` +
+      `(${formatBytes(r.externalData.size)}): save both, into one folder`
+    : `${r.name}.shrunk.onnx, ${formatBytes(r.model.size)}`;
+  $('save').textContent = r.externalData ? 'Save the model' : 'Save';
+  $('save-data').hidden = !r.externalData;
   renderCost();
   renderTensors();
   if (!$('exclude').options.length) {
@@ -170,6 +172,24 @@ function render() {
   $('check-table').hidden = true;
   $('check-status').textContent = '';
   renderCheckInputs();
+}
+
+// Sizes as far as the worker has measured them ("measuring…" for the rest).
+function renderSizes() {
+  const sizes = state.result.sizes;
+  for (const kind of ['raw', 'gzip', 'brotli']) {
+    for (const which of ['original', 'shrunk']) {
+      const cell = document.querySelector(`[data-size="${which}-${kind}"]`);
+      const bytes = sizes[which][kind];
+      cell.textContent = bytes == null ? 'measuring…' : formatBytes(bytes);
+      if (bytes == null) delete cell.dataset.bytes;
+      else cell.dataset.bytes = String(bytes);
+    }
+    const known = sizes.original[kind] != null && sizes.shrunk[kind] != null;
+    document.querySelector(`[data-saving="${kind}"]`).textContent = known ? percent(sizes.original[kind], sizes.shrunk[kind]) : '';
+  }
+  $('brotli-note').textContent = `Sizes in bytes (1 kB = 1000 B). ` +
+    (sizes.brotliQuality ? `Brotli at quality ${sizes.brotliQuality}; gzip by the browser.` : 'Compressed sizes are being measured.');
 }
 
 // One row per model input: its shape (unknown dimensions as 1) and an optional fixed value.
@@ -212,13 +232,14 @@ function renderCost() {
   const r = state.result;
   if (!r) return;
   const price = Number($('price').value) || 0, downloads = Number($('downloads').value) || 0, served = $('served').value;
-  const before = downloadCost(r.sizes.original[served], price, downloads);
-  const after = downloadCost(r.sizes.shrunk[served], price, downloads);
+  const measured = r.sizes.original[served] != null && r.sizes.shrunk[served] != null;
+  const before = downloadCost(r.sizes.original[served] ?? NaN, price, downloads);
+  const after = downloadCost(r.sizes.shrunk[served] ?? NaN, price, downloads);
   const cells = {
     'before-month': before.month, 'before-year': before.year, 'after-month': after.month, 'after-year': after.year,
     'save-month': before.month - after.month, 'save-year': before.year - after.year,
   };
-  for (const [k, v] of Object.entries(cells)) document.querySelector(`[data-cost="${k}"]`).textContent = money(v);
+  for (const [k, v] of Object.entries(cells)) document.querySelector(`[data-cost="${k}"]`).textContent = measured ? money(v) : '…';
 }
 
 function renderTensors() {
@@ -251,25 +272,30 @@ function renderTensors() {
   }
 }
 
+// Object URLs live until the next result: revoking one while a large download still reads from
+// it would cut the download short.
+const objectUrls = [];
 function download(blob, name) {
   const a = document.createElement('a');
   a.href = URL.createObjectURL(blob);
+  objectUrls.push(a.href);
   a.download = name;
   document.body.append(a);
   a.click();
   a.remove();
-  setTimeout(() => URL.revokeObjectURL(a.href), 10000);
 }
 
 function save() {
   const r = state.result;
   if (!r) return;
-  if (r.externalData) {
-    const zip = zipSync({ [`${r.name}.shrunk.onnx`]: r.model, [`${r.name}.shrunk.onnx.data`]: r.externalData }, { level: 0 });
-    download(new Blob([zip], { type: 'application/zip' }), `${r.name}.shrunk.zip`);
-  } else {
-    download(new Blob([r.model], { type: 'application/octet-stream' }), `${r.name}.shrunk.onnx`);
-  }
+  download(r.model, `${r.name}.shrunk.onnx`);
+}
+
+// The external data file: a button of its own, as browsers ask before a second download per click.
+function saveData() {
+  const r = state.result;
+  if (!r?.externalData) return;
+  download(r.externalData, `${r.name}.shrunk.onnx.data`);
 }
 
 function checkAccuracy() {
@@ -314,7 +340,7 @@ function checkAccuracy() {
     $('check-run').disabled = false;
     $('check-status').textContent = `Could not compare: ${e.message}`;
   };
-  worker.postMessage({ id: 1, original: model, originalExternal, shrunk: r.model.slice(), shrunkExternal, inputs });
+  worker.postMessage({ id: 1, original: model, originalExternal, shrunk: r.model, shrunkExternal, inputs });
 }
 
 // --- wiring ------------------------------------------------------------------------------------
@@ -361,9 +387,10 @@ function init() {
   }
   $('levels').addEventListener('input', showLevels);
   $('levels').addEventListener('change', start);
-  for (const id of ['block', 'form', 'min-elements', 'exclude']) $(id).addEventListener('change', start);
+  for (const id of ['block', 'form', 'external-data', 'min-elements', 'exclude']) $(id).addEventListener('change', start);
   $('cancel').addEventListener('click', cancel);
   $('save').addEventListener('click', save);
+  $('save-data').addEventListener('click', saveData);
   $('check-run').addEventListener('click', checkAccuracy);
   for (const id of ['price', 'downloads', 'served']) persist(id);
   $('served').addEventListener('change', renderCost);

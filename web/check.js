@@ -52,7 +52,10 @@ function feeds(inputs) {
 }
 
 async function session(model, external) {
-  const externalData = Object.entries(external).map(([path, data]) => ({ path, data }));
+  const externalData = [];
+  for (const [path, data] of Object.entries(external)) {
+    externalData.push({ path, data: data instanceof Blob ? new Uint8Array(await data.arrayBuffer()) : data });
+  }
   return ort.InferenceSession.create(model, externalData.length ? { externalData } : {});
 }
 
@@ -60,8 +63,7 @@ self.onmessage = async (event) => {
   const { id, original, originalExternal, shrunk, shrunkExternal, inputs } = event.data;
   try {
     const bytes = new Uint8Array(await original.arrayBuffer());
-    const external = {};
-    for (const [name, file] of Object.entries(originalExternal)) external[name] = new Uint8Array(await file.arrayBuffer());
+    const external = originalExternal;
     const f = feeds(inputs);
     let a, b;
     try {
@@ -69,7 +71,7 @@ self.onmessage = async (event) => {
     } catch (e) {
       throw new Error(`the original model does not run on these inputs (set their shapes and values above): ${e.message}`);
     }
-    b = await (await session(shrunk, shrunkExternal)).run(f);
+    b = await (await session(new Uint8Array(await shrunk.arrayBuffer()), shrunkExternal)).run(f);
     const outputs = [];
     for (const name of Object.keys(a)) {
       const x = Array.from(a[name].data, Number), y = Array.from(b[name].data, Number);

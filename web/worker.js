@@ -63,32 +63,46 @@ self.onmessage = async (event) => {
     const { model, external } = sortFiles(files);
     const base = model.name.replace(/\.onnx$/i, '');
     const started = performance.now();
+    // External data in the result is kept as Blob parts, never one array: it can be larger than
+    // an ArrayBuffer may be, and the browser may keep large Blobs on disk.
+    const dataParts = [];
     const result = await shrink(model, {
       ...options,
       external,
       externalLocation: `${base}.shrunk.onnx.data`,
-      onProgress: (fraction, stage) => post({ type: 'progress', fraction: 0.85 * fraction, stage }),
+      onExternalData: (chunk) => dataParts.push(chunk),
+      onProgress: (fraction, stage) => post({ type: 'progress', fraction, stage }),
     });
     const engine = { ms: performance.now() - started, wasmBytes: await wasmMemory() };
+    // The result as Blobs, made once: the page saves them and the sizes are measured from them
+    // (Blobs posted between threads share their bytes; a 1 GB result is held once, not thrice).
+    const externalData = dataParts.length ? new Blob(dataParts, { type: 'application/octet-stream' }) : undefined;
+    dataParts.length = 0;
+    const modelBlob = new Blob([result.model], { type: 'application/octet-stream' });
+    result.model = null;
     const originalBlob = new Blob([model, ...Object.values(external)]);
-    const shrunkBlob = new Blob(result.externalData ? [result.model, result.externalData] : [result.model]);
+    const shrunkBlob = new Blob(externalData ? [modelBlob, externalData] : [modelBlob]);
+    // The result can be saved now; the compressed sizes follow (minutes for the largest models).
+    const sizes = { original: { raw: originalBlob.size }, shrunk: { raw: shrunkBlob.size } };
+    post({ type: 'result', name: base, report: result.report, model: modelBlob, externalData, sizes, engine });
     // Quality 11 (what static hosts precompress with) runs at about a megabyte a second here; 9 is a
     // few percent larger and many times faster, 5 faster still for the largest models.
     const quality = originalBlob.size <= 4e6 ? 11 : originalBlob.size <= 256e6 ? 9 : 5;
-    post({ type: 'progress', fraction: 0.86, stage: 'gzip' });
-    const gzip = [await gzipSize(originalBlob), await gzipSize(shrunkBlob)];
-    post({ type: 'progress', fraction: 0.9, stage: 'brotli' });
-    const brotli = [await brotliSize(originalBlob, quality)];
-    post({ type: 'progress', fraction: 0.96, stage: 'brotli' });
-    brotli.push(await brotliSize(shrunkBlob, quality));
-    const sizes = {
-      original: { raw: originalBlob.size, gzip: gzip[0], brotli: brotli[0] },
-      shrunk: { raw: shrunkBlob.size, gzip: gzip[1], brotli: brotli[1] },
-      brotliQuality: quality,
+    const total = originalBlob.size + shrunkBlob.size;
+    let done = 0;
+    const measure = async (what, blob, fn) => {
+      post({ type: 'progress', fraction: done / total / 2, stage: `${what} size` });
+      const size = await fn(blob);
+      done += blob.size / 2;
+      return size;
     };
-    const transfer = [result.model.buffer];
-    if (result.externalData) transfer.push(result.externalData.buffer);
-    post({ type: 'result', name: base, report: result.report, model: result.model, externalData: result.externalData, sizes, engine }, transfer);
+    sizes.original.gzip = await measure('gzip', originalBlob, gzipSize);
+    sizes.shrunk.gzip = await measure('gzip', shrunkBlob, gzipSize);
+    post({ type: 'sizes', sizes, final: false });
+    sizes.original.brotli = await measure('brotli', originalBlob, (b) => brotliSize(b, quality));
+    sizes.shrunk.brotli = await measure('brotli', shrunkBlob, (b) => brotliSize(b, quality));
+    sizes.brotliQuality = quality;
+    post({ type: 'sizes', sizes, final: true });
   } catch (e) {
     post({ type: 'error', code: e.code || 'INTERNAL', message: e.message || String(e) });
   }

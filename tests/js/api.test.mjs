@@ -107,7 +107,7 @@ test('progress and cancelling', async () => {
 
 test('external data in, by name and by function, and out', async () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'onnx-shrink-external-'));
-  const made = spawnSync('/usr/bin/python3', [path.join(root, 'bench', 'make_model.py'), '20', path.join(dir, 'm.onnx'), '--external']);
+  const made = spawnSync('/usr/bin/python3', [path.join(root, 'bench', 'make_model.py'), '20', path.join(dir, 'm.onnx'), '--external', '--sum']);
   assert.equal(made.status, 0, String(made.stderr));
   const model = readFileSync(path.join(dir, 'm.onnx'));
   const data = readFileSync(path.join(dir, 'm.onnx.data'));
@@ -137,4 +137,9 @@ test('external data in, by name and by function, and out', async () => {
   const a = await (await ort.InferenceSession.create(path.join(dir, 'out.onnx'))).run({ x });
   const b = await (await ort.InferenceSession.create(path.join(dir, 'inline.onnx'))).run({ x });
   assert.deepEqual(Array.from(a.y.data), Array.from(b.y.data));
+  // ... and what the original (read with its own data file) computes, to 8-bit accuracy.
+  const o = await (await ort.InferenceSession.create(path.join(dir, 'm.onnx'))).run({ x });
+  let num = 0, den = 0;
+  o.y.data.forEach((v, i) => { num += (v - b.y.data[i]) ** 2; den += v * v; });
+  assert.ok(Math.sqrt(num / den) < 0.02, `relative L2 ${Math.sqrt(num / den)}`);
 });

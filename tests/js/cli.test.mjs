@@ -90,3 +90,36 @@ test('--verify compares in onnxruntime-node and exits 3 beyond tolerance', () =>
   assert.equal(unrunnable.status, 2);
   assert.match(unrunnable.stderr, /does not run on random inputs.*--dim/);
 });
+
+test('external data: found beside the model, written beside the output, and the same model as the native driver makes', async () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'onnx-shrink-cli-external-'));
+  const model = path.join(dir, 'g.onnx');
+  const made = spawnSync('/usr/bin/python3', [path.join(root, 'bench', 'make_model.py'), '12', model, '--external', '--sum']);
+  assert.equal(made.status, 0, String(made.stderr));
+  const inline = run(model, '-q');
+  assert.equal(inline.status, 0, inline.stderr);
+  assert.ok(!existsSync(path.join(dir, 'g.shrunk.onnx.data')));
+  const split = run(model, '-o', path.join(dir, 'split.onnx'), '--external-data', 'external', '-q');
+  assert.equal(split.status, 0, split.stderr);
+  assert.ok(readFileSync(path.join(dir, 'split.onnx')).byteLength < 20_000);
+  const native = process.env.ONNX_SHRINK_CLI;
+  if (native) {
+    const n = spawnSync(native, [model, '-o', path.join(dir, 'native.onnx'), '--external-data', 'external', '-q']);
+    assert.equal(n.status, 0, String(n.stderr));
+    assert.equal(sha(path.join(dir, 'native.onnx.data')), sha(path.join(dir, 'split.onnx.data')));
+  }
+  const ort = (await import('onnxruntime-node')).default;
+  const x = new ort.Tensor('float32', Float32Array.from({ length: 1024 }, (_, i) => Math.cos(i)), [1, 1024]);
+  const y = async (file) => (await (await ort.InferenceSession.create(file)).run({ x })).y.data;
+  const [a, b, c] = [await y(model), await y(path.join(dir, 'g.shrunk.onnx')), await y(path.join(dir, 'split.onnx'))];
+  assert.deepEqual(Array.from(b), Array.from(c));
+  let num = 0, den = 0;
+  a.forEach((v, i) => { num += (v - b[i]) ** 2; den += v * v; });
+  assert.ok(Math.sqrt(num / den) < 0.02, `relative L2 ${Math.sqrt(num / den)}`);
+  // A data file that is cut short is an error naming the tensor, and no output is left behind.
+  writeFileSync(`${model}.data`, readFileSync(`${model}.data`).subarray(0, 5 << 20));
+  const cut = run(model, '-o', path.join(dir, 'cut.onnx'));
+  assert.equal(cut.status, 2);
+  assert.match(cut.stderr, /layer1\.weight/);
+  assert.ok(!existsSync(path.join(dir, 'cut.onnx')));
+});

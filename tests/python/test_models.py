@@ -402,3 +402,80 @@ class RealModels(unittest.TestCase):
             for key, r in results.items():
                 with self.subTest(case=key):
                     self.assertNotIn("error", r, r.get("error"))
+
+
+class ExternalData(unittest.TestCase):
+    """Models whose weights live in external data files, through the native driver: the data is
+    found beside the model, the result is inline or split as asked, and onnxruntime-node (which
+    reads external data itself) computes what the original computes."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.TemporaryDirectory()
+        cls.dir = cls.tmp.name
+        # A conv net and an MLP saved the way onnx saves large models: every tensor past 1 KB in
+        # one data file; and the bench's generator, which aligns tensors to 4096 bytes.
+        cls.cases = {}
+        for name, build in (("conv_net", models.conv_net), ("mlp", models.mlp)):
+            model, feeds = build()
+            path = os.path.join(cls.dir, name + ".onnx")
+            onnx.save_model(model, path, save_as_external_data=True, all_tensors_to_one_file=True,
+                            location=name + ".weights", size_threshold=1024)
+            cls.cases[name] = (path, write_feeds(cls.dir, name, feeds))
+        path = os.path.join(cls.dir, "generated.onnx")
+        made = subprocess.run(["/usr/bin/python3", os.path.join(ROOT, "bench", "make_model.py"), "12", path, "--external", "--sum"],
+                              capture_output=True, text=True)
+        assert made.returncode == 0, made.stderr
+        cls.cases["generated"] = (path, write_feeds(cls.dir, "generated", {"x": np.cos(np.arange(1024, dtype=np.float32)).reshape(1, 1024)}))
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.tmp.cleanup()
+
+    def test_inline_and_split_results_run_like_the_original(self):
+        manifest = []
+        for name, (path, inputs) in self.cases.items():
+            for form, flags in (("inline", []), ("split", ["--external-data", "external"])):
+                out = os.path.join(self.dir, f"{name}.{form}.onnx")
+                p = run_cli(path, "-o", out, "-q", *flags)
+                self.assertEqual(p.returncode, 0, p.stderr)
+                data = out + ".data"
+                self.assertEqual(os.path.exists(data), form == "split")
+                onnx.checker.check_model(out, full_check=True)  # by path: the checker reads the data file too
+                m = onnx.load(out, load_external_data=False)
+                external = [t for t in m.graph.initializer if t.data_location == onnx.TensorProto.EXTERNAL]
+                if form == "inline":
+                    self.assertEqual(external, [])
+                else:
+                    self.assertGreater(len(external), 0)
+                    for t in external:
+                        where = {e.key: e.value for e in t.external_data}
+                        self.assertEqual(where["location"], os.path.basename(data))
+                        self.assertEqual(int(where["offset"]) % 4096, 0, t.name)  # aligned for memory mapping
+                    self.assertLess(os.path.getsize(out), 64 * 1024)
+                manifest.append({"id": f"{name}/{form}", "reference": path, "candidate": out, "inputs": inputs})
+        results = ort_compare(manifest)
+        self.assertEqual(len(results), 6)
+        for key, r in results.items():
+            with self.subTest(case=key):
+                self.assertNotIn("error", r, r.get("error"))
+                for output in r["outputs"].values():
+                    self.assertLess(output["relL2"], TOLERANCE["int8"], output)
+
+    def test_missing_or_short_data_files_are_named(self):
+        path, _ = self.cases["generated"]
+        with tempfile.TemporaryDirectory() as d:
+            model = os.path.join(d, "g.onnx")
+            with open(path, "rb") as f, open(model, "wb") as g:
+                g.write(f.read())
+            out = os.path.join(d, "out.onnx")
+            p = run_cli(model, "-o", out)
+            self.assertEqual(p.returncode, 2)
+            self.assertIn("generated.onnx.data", p.stderr)
+            self.assertFalse(os.path.exists(out))
+            with open(path + ".data", "rb") as f, open(os.path.join(d, "generated.onnx.data"), "wb") as g:
+                g.write(f.read()[: 5 * 1024 * 1024])  # a cut-off copy: layer1 ends past it
+            p = run_cli(model, "-o", out)
+            self.assertEqual(p.returncode, 2)
+            self.assertIn("layer1.weight", p.stderr)
+            self.assertFalse(os.path.exists(out))
