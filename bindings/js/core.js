@@ -52,6 +52,42 @@ function asBytes(input) {
   return null;
 }
 
+// A Blob read synchronously (in a Web Worker) through a window of WINDOW bytes: the engine reads
+// tensor by tensor, front to back, and each FileReaderSync call costs far more than its bytes
+// (measured in Chromium: 4 MB slices read at a third of the speed of 32 MB ones).
+const WINDOW = 32 << 20;
+const WHOLE = 256 << 20;
+function blobReader(blob) {
+  const reader = new FileReaderSync();
+  const slice = (from, to) => new Uint8Array(reader.readAsArrayBuffer(blob.slice(from, to)));
+  let start = 0, window = new Uint8Array(0);
+  return {
+    size: blob.size,
+    readInto(offset, target) {
+      const end = offset + target.byteLength;
+      if (offset < start || end > start + window.byteLength) {
+        if (target.byteLength >= WINDOW) return target.set(slice(offset, end));
+        start = offset;
+        window = slice(offset, Math.min(blob.size, offset + WINDOW));
+      }
+      target.set(window.subarray(offset - start, end - start));
+    },
+    read(offset, length) {
+      const out = new Uint8Array(length);
+      this.readInto(offset, out);
+      return out;
+    },
+  };
+}
+
+function bytesReader(bytes) {
+  return {
+    size: bytes.byteLength,
+    readInto: (offset, target) => target.set(bytes.subarray(offset, offset + target.byteLength)),
+    read: (offset, length) => bytes.subarray(offset, offset + length),
+  };
+}
+
 // Turns an input into something the engine can read synchronously: bytes, or a reader.
 // Blobs are read in slices when FileReaderSync exists (in a Web Worker), otherwise all at once.
 async function prepare(input, what) {
@@ -60,8 +96,10 @@ async function prepare(input, what) {
   if (bytes) return { bytes };
   if (isBlob(input)) {
     if (typeof FileReaderSync !== 'undefined') {
-      const reader = new FileReaderSync();
-      return { size: input.size, read: (offset, length) => new Uint8Array(reader.readAsArrayBuffer(input.slice(offset, offset + length))) };
+      // Up to WHOLE bytes are read at once (several times faster than in slices) and kept in JS
+      // memory; the engine still copies in one tensor at a time, so its memory stays small.
+      if (input.size > WHOLE) return blobReader(input);
+      return bytesReader(new Uint8Array(await input.arrayBuffer()));
     }
     return { bytes: new Uint8Array(await input.arrayBuffer()) };
   }
