@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import ort from 'onnxruntime-node';
 import { shrinkInChromium } from './chromium.mjs';
 import { compare } from './corpus.mjs';
+import { timed } from './timed.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -26,13 +27,6 @@ function model(dir, spec, log) {
     if (p.status !== 0) throw new Error(String(p.stderr));
   }
   return file;
-}
-
-function timed(command, args) {
-  const p = spawnSync('/usr/bin/time', ['-f', '%e %M', command, ...args], { encoding: 'utf8', maxBuffer: 1 << 26 });
-  if (p.status !== 0) throw new Error(`${command} ${args.join(' ')} failed: ${p.stderr.slice(-2000)}`);
-  const [seconds, kb] = p.stderr.trim().split('\n').at(-1).split(' ').map(Number);
-  return { seconds, rss: kb * 1024, stdout: p.stdout };
 }
 
 function sameBytes(a, b) {

@@ -15,6 +15,7 @@ import { shrinkInChromium } from './chromium.mjs';
 import { compare, corpus, fixtures } from './corpus.mjs';
 import { largeModels, largeModelsSection } from './large.mjs';
 import { latency } from './latency.mjs';
+import { timed } from './timed.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const quick = process.argv.includes('--quick');
@@ -29,17 +30,8 @@ const log = (m) => console.error(`[${((Date.now() - started) / 1000).toFixed(0)}
 
 // --- helpers -----------------------------------------------------------------------------------
 
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const MB = (n) => `${(n / 1e6).toFixed(n < 1e7 ? 2 : 1)} MB`;
 const pct = (x) => `${(100 * x).toFixed(x > 0.999 && x < 1 ? 3 : 2)} %`;
-
-// Whole-process wall time and peak RSS of a command, from GNU time.
-function timed(command, args) {
-  const p = spawnSync('/usr/bin/time', ['-f', '%e %M', command, ...args], { encoding: 'utf8', maxBuffer: 1 << 26 });
-  if (p.status !== 0) throw new Error(`${command} ${args.join(' ')} failed: ${p.stderr.slice(-2000)}`);
-  const [seconds, kb] = p.stderr.trim().split('\n').at(-1).split(' ').map(Number);
-  return { seconds, rss: kb * 1024, stdout: p.stdout };
-}
 
 function medianRun(fn) {
   const results = Array.from({ length: runs }, fn);
