@@ -222,3 +222,48 @@ test('keyboard, labels, dark colours and a phone-width window', async ({ page })
   const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
   expect(overflow).toBeLessThanOrEqual(0);
 });
+
+// The documented example (web/example.js): shrink in the page, then onnxruntime-web runs the model
+// on the corpus inputs; the decisions agree with the original model's. Same through expand().
+test('example: shrink right before onnxruntime-web loads the model, on the corpus inputs', async ({ page }) => {
+  await page.route('**/corpus/*', (route) => route.fulfill({ body: readFileSync(path.join(fixtures, path.basename(new URL(route.request().url()).pathname))) }));
+  await page.goto('/example.html');
+  await page.click('#run');
+  await expect(page.locator('#out')).toContainText('speech probability', { timeout: 60_000 });
+  const result = await page.evaluate(async () => {
+    const { ort, originalSession, shrunkSession } = await import('/example.js');
+    const floats = async (name) => new Float32Array(await (await fetch(`/corpus/${name}`)).arrayBuffer());
+    const speech = await floats('speech.bin'), page = await floats('det_x.bin');
+    const silero = async (session) => {
+      let state = new ort.Tensor('float32', new Float32Array(256), [2, 1, 128]);
+      const sr = new ort.Tensor('int64', BigInt64Array.from([16000n]), []);
+      const out = [];
+      for (let i = 0; i + 512 <= speech.length; i += 512) {
+        const r = await session.run({ input: new ort.Tensor('float32', speech.slice(i, i + 512), [1, 512]), state, sr });
+        out.push(r.output.data[0]);
+        state = r.stateN;
+      }
+      return out;
+    };
+    const det = async (session) => Array.from((await session.run({ x: new ort.Tensor('float32', page, [1, 3, 320, 640]) }))[session.outputNames[0]].data);
+    const agreement = (a, b, t) => a.filter((v, i) => (v > t) === (b[i] > t)).length / a.length;
+    const result = {};
+    for (const [name, run, threshold] of [['silero_vad_v5', silero, 0.5], ['ch_PP-OCRv4_det_infer', det, 0.3]]) {
+      const url = `/corpus/${name}.onnx`;
+      const reference = await run(await originalSession(url));
+      const shrunk = await shrunkSession(url);
+      const expanded = await shrunkSession(url, { expanded: true });
+      result[name] = { shrunk: agreement(reference, await run(shrunk.session), threshold),
+                       expanded: agreement(reference, await run(expanded.session), threshold),
+                       ratio: shrunk.bytes / shrunk.originalBytes, count: reference.length };
+    }
+    return result;
+  });
+  console.log(JSON.stringify(result));
+  for (const r of Object.values(result)) {
+    expect(r.count).toBeGreaterThan(200);
+    expect(r.shrunk).toBeGreaterThanOrEqual(0.999);
+    expect(r.expanded).toBeGreaterThanOrEqual(0.999);
+    expect(r.ratio).toBeLessThan(0.4);
+  }
+});

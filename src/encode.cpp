@@ -3,8 +3,9 @@
 #include <cmath>
 #include <cstring>
 
-#include "kernels/kernels.h"
+#include "bias_correction.h"
 #include "int8_layout.h"
+#include "kernels/kernels.h"
 #include "kernels/palette_levels.h"
 #include "proto/onnx_fields.h"
 
@@ -130,6 +131,11 @@ void Encoder::int8(int32_t i) {
         zeros_[g] = static_cast<int8_t>(params[g].zero);
       }
       if (factor_axis >= 0 && row_weights.empty()) separable_error(l, t.dims, v, params, e);
+      if (item.form == Form::Fold) {
+        const float* factors = factor_axis >= 0 ? factors_.data() : nullptr;
+        const double change = correct_offsets(l, t.dims, v, codes_.data(), factors, scales_.data(), offsets_.data());
+        e.noise = std::max(0.0, e.noise + change);
+      }
     }
     if (l.codebook) {
       reconstructed_.resize(4 * n);

@@ -230,6 +230,22 @@ Int8Layout uniform_layout(const std::vector<int64_t>& dims, int64_t axis, uint32
   return l;
 }
 
+uint64_t group_of(const Int8Layout& l, uint64_t k) {
+  switch (l.kind) {
+    case Int8Layout::Tensor:
+      return 0;
+    case Int8Layout::Rows:
+      return (k / l.inner) % l.channels;
+    case Int8Layout::RowBlocks:
+      return k / l.block;
+    case Int8Layout::Columns:
+      return k % l.channels;
+    case Int8Layout::ColumnBlocks:
+      return (k / l.channels / l.block) * l.channels + k % l.channels;
+  }
+  return 0;
+}
+
 void group_ranges(const Int8Layout& l, const uint8_t* x, uint64_t n, std::vector<float>& lo, std::vector<float>& hi) {
   lo.assign(l.groups, 0.0f);
   hi.assign(l.groups, 0.0f);

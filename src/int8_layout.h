@@ -58,6 +58,9 @@ Int8Layout uniform_layout(const std::vector<int64_t>& dims, int64_t axis, uint32
 Int8Layout choose_int8_layout(const uint8_t* x, const std::vector<int64_t>& dims, int64_t out_axis, int64_t in_axis,
                               Form form, bool search);
 
+// The group of the value at storage index k.
+uint64_t group_of(const Int8Layout& l, uint64_t k);
+
 // Min and max of every group of a uniform layout (x in the layout's own value domain).
 void group_ranges(const Int8Layout& l, const uint8_t* x, uint64_t n, std::vector<float>& lo, std::vector<float>& hi);
 

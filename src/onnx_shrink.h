@@ -70,7 +70,9 @@ enum class Scheme : uint8_t {
 enum class Form : uint8_t {
   Fold,  // Cast -> Mul (-> Add) (-> Reshape): valid at the model's own opset (>= 7); onnxruntime
          // folds it into a float constant when the session is created, so inference speed is
-         // unchanged (weights are fp32 in memory after load).
+         // unchanged (weights are fp32 in memory after load). Its float offsets also carry the
+         // bias correction: each group's offset absorbs the mean of its rounding errors (groups
+         // holding an exact zero excepted), so rounding shifts no channel's output.
   Dq,    // DequantizeLinear: per tensor needs opset 10, per axis 13, blocks 21. The default-domain
          // opset is raised when no operator in the model changed meaning in between (reported);
          // otherwise shrink() refuses and suggests Fold. DequantizeLinear is not constant-folded by

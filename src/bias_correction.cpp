@@ -1,0 +1,130 @@
+#include "bias_correction.h"
+
+#include "kernels/simd.h"
+
+namespace onnx_shrink {
+
+namespace {
+
+// Per group, with d = value - reconstruction before the factor and f the factor (1 without one):
+// the errors the model sees are d f; moving the offset by t changes them to (d - t) f.
+struct Sums {
+  double df = 0, f = 0, dff = 0, ff = 0;  // sum d f, sum f, sum d f^2, sum f^2
+  bool zero = false;
+};
+
+// One element: accumulates its error d (before the factor f) into `s`.
+inline void add(Sums& s, float v, int8_t code, float scale, float offset, double f) {
+  // The reconstruction as the model computes it: float Cast, Mul, Add.
+  const float u = static_cast<float>(code) * scale + offset;
+  const double d = static_cast<double>(v) - u;
+  s.df += d * f;
+  s.f += f;
+  s.dff += d * f * f;
+  s.ff += f * f;
+  s.zero |= v == 0.0f;
+}
+
+// The factor of each element in storage order: periodic, so a counter, not a division.
+struct FactorWalk {
+  const float* factors;
+  uint64_t inner, extent, j = 0, left;
+  FactorWalk(const float* f, const AxisView& v) : factors(f), inner(v.inner), extent(v.extent), left(v.inner) {}
+  double next() {
+    if (!factors) return 1.0;
+    const double f = factors[j];
+    if (--left == 0) {
+      left = inner;
+      if (++j == extent) j = 0;
+    }
+    return f;
+  }
+  // The factor of element k, directly.
+  double at(uint64_t k) const { return factors ? factors[(k / inner) % extent] : 1.0; }
+};
+
+// Groups that are runs of consecutive values: the whole tensor, rows along the channel axis, blocks.
+void runs(const Int8Layout& l, uint64_t n, const uint8_t* values, const int8_t* codes, const float* scales,
+          const float* offsets, FactorWalk& fw, std::vector<Sums>& sums) {
+  const uint64_t length = l.kind == Int8Layout::Tensor ? n : l.kind == Int8Layout::Rows ? l.inner : l.block;
+  for (uint64_t start = 0, r = 0; start < n; start += length, ++r) {
+    const uint64_t g = l.kind == Int8Layout::Tensor ? 0 : l.kind == Int8Layout::Rows ? r % l.channels : r;
+    Sums s = sums[g];
+    for (uint64_t k = start; k < start + length; ++k) add(s, kernels::load_f32(values + 4 * k), codes[k], scales[g], offsets[g], fw.next());
+    sums[g] = s;
+  }
+}
+
+// Groups that are columns (or blocks of rows within columns) of a [rows, channels] matrix, the
+// factor the same along each row: column sums, row by row (as the values lie in memory).
+void columns(const Int8Layout& l, const uint8_t* values, const int8_t* codes, const float* scales, const float* offsets,
+             const FactorWalk& fw, std::vector<Sums>& sums) {
+  const uint64_t c = l.channels;
+  // Float sums over at most kFlush rows (vectorised by the compiler, the same order on every
+  // target), then added into the double sums.
+  constexpr uint64_t kFlush = 256;
+  std::vector<float> df(c), dff(c);
+  std::vector<uint8_t> zero(c);
+  for (uint64_t r = 0; r < l.outer; ++r) {
+    const float f = static_cast<float>(fw.at(r * c)), ff = f * f;
+    const uint64_t first = l.kind == Int8Layout::ColumnBlocks ? (r / l.block) * c : 0;
+    const uint8_t* v = values + 4 * r * c;
+    const int8_t* q = codes + r * c;
+    const float* scale = scales + first;
+    const float* offset = offsets + first;
+    for (uint64_t k = 0; k < c; ++k) {
+      const float x = kernels::load_f32(v + 4 * k);
+      const float d = x - (static_cast<float>(q[k]) * scale[k] + offset[k]);
+      df[k] += d * f;
+      dff[k] += d * ff;
+      zero[k] |= x == 0.0f;
+    }
+    for (uint64_t k = 0; k < c && l.kind == Int8Layout::ColumnBlocks; ++k) sums[first + k].f += f, sums[first + k].ff += ff;
+    if (l.kind == Int8Layout::Columns) sums[0].f += f, sums[0].ff += ff;  // the same for every column
+    const bool block_ends = l.kind == Int8Layout::ColumnBlocks && ((r + 1) % l.block == 0);
+    if (!block_ends && (r + 1) % kFlush != 0 && r + 1 != l.outer) continue;
+    for (uint64_t k = 0; k < c; ++k) {
+      Sums& s = sums[first + k];
+      s.df += df[k], s.dff += dff[k], s.zero = s.zero || zero[k];
+      df[k] = dff[k] = 0, zero[k] = 0;
+    }
+  }
+  if (l.kind == Int8Layout::Columns) {
+    for (uint64_t k = 1; k < c; ++k) sums[k].f = sums[0].f, sums[k].ff = sums[0].ff;
+  }
+}
+
+}  // namespace
+
+double correct_offsets(const Int8Layout& l, const std::vector<int64_t>& dims, const uint8_t* values, const int8_t* codes,
+                       const float* factors, const float* scales, float* offsets) {
+  uint64_t n = 1;
+  for (int64_t d : dims) n *= static_cast<uint64_t>(d);
+  std::vector<Sums> sums(l.groups);
+  FactorWalk fw(factors, factors ? view_around(dims, l.factor_axis) : AxisView{});
+  const bool row_factor = !factors || fw.inner % l.channels == 0;
+  if ((l.kind == Int8Layout::Columns || l.kind == Int8Layout::ColumnBlocks) && row_factor) {
+    columns(l, values, codes, scales, offsets, fw, sums);
+  } else if (l.kind == Int8Layout::Columns || l.kind == Int8Layout::ColumnBlocks) {
+    for (uint64_t k = 0; k < n; ++k) {  // a factor that changes along a row (not made by the chooser)
+      const uint64_t g = group_of(l, k);
+      add(sums[g], kernels::load_f32(values + 4 * k), codes[k], scales[g], offsets[g], fw.next());
+    }
+  } else {
+    runs(l, n, values, codes, scales, offsets, fw, sums);
+  }
+  // Errors (d - t) f sum to zero for t = sum d f / sum f; the squared error changes by
+  // -2 t sum d f^2 + t^2 sum f^2 (with t as stored, a float).
+  double change = 0;
+  for (uint64_t g = 0; g < l.groups; ++g) {
+    const Sums& s = sums[g];
+    if (s.zero || !(s.f > 0)) continue;
+    const float moved = static_cast<float>(offsets[g] + s.df / s.f);
+    const double t = static_cast<double>(moved) - offsets[g];
+    offsets[g] = moved;
+    change += -2 * t * s.dff + t * t * s.ff;
+  }
+  return change;
+}
+
+}  // namespace onnx_shrink

@@ -1,0 +1,106 @@
+// Bias correction: every group's errors, factors included, sum to zero afterwards; groups with an
+// exact zero keep their offsets; the squared-error change it reports is the real one.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include "bias_correction.h"
+#include "int8_layout.h"
+#include "kernels/simd.h"
+
+namespace os = onnx_shrink;
+namespace k = onnx_shrink::kernels;
+
+namespace {
+
+struct Case {
+  std::vector<int64_t> dims;
+  os::Int8Layout layout;
+  std::vector<uint8_t> values;  // fp32 bytes, as coded (divided by the factors)
+  std::vector<int8_t> codes;
+  std::vector<float> scales, offsets, factors;
+};
+
+// Values from mt19937's raw output (its distributions differ between standard libraries), coded
+// per group with a scale and an offset, then the group of `zero_group` given an exact zero.
+Case make_case(std::vector<int64_t> dims, int64_t axis, int64_t factor_axis, uint64_t zero_group) {
+  Case c;
+  c.dims = dims;
+  std::string note;
+  c.layout = os::uniform_layout(dims, axis, 0, onnx_shrink::Form::Fold, note);
+  uint64_t n = 1;
+  for (int64_t d : dims) n *= static_cast<uint64_t>(d);
+  std::mt19937 rng(11);
+  c.values.resize(4 * n);
+  for (uint64_t i = 0; i < n; ++i) k::store_f32(c.values.data() + 4 * i, static_cast<float>(rng() / 4294967296.0 - 0.3));
+  if (factor_axis >= 0) {
+    c.layout.factor_axis = factor_axis;
+    c.factors.resize(static_cast<size_t>(dims[static_cast<size_t>(factor_axis)]));
+    for (size_t j = 0; j < c.factors.size(); ++j) c.factors[j] = 0.5f + 0.25f * static_cast<float>(j % 5);
+  }
+  c.scales.assign(c.layout.groups, 1.0f / 127);
+  c.offsets.assign(c.layout.groups, 0.0f);
+  c.codes.resize(n);
+  for (uint64_t i = 0; i < n; ++i) {
+    const float v = k::load_f32(c.values.data() + 4 * i);
+    c.codes[i] = static_cast<int8_t>(std::lround(std::fmin(127.0f, std::fmax(-128.0f, v * 127))));
+  }
+  // An exact zero in one group (its value, and so its code, is 0).
+  for (uint64_t i = 0; i < n; ++i) {
+    if (os::group_of(c.layout, i) == zero_group) {
+      k::store_f32(c.values.data() + 4 * i, 0.0f);
+      c.codes[i] = 0;
+      break;
+    }
+  }
+  return c;
+}
+
+double factor_of(const Case& c, uint64_t i) {
+  if (c.factors.empty()) return 1.0;
+  const os::AxisView v = os::view_around(c.dims, c.layout.factor_axis);
+  return c.factors[(i / v.inner) % v.extent];
+}
+
+// Per group: the sum of errors as the model sees them, and the total squared error.
+std::pair<std::vector<double>, double> errors(const Case& c) {
+  std::vector<double> sums(c.layout.groups, 0.0);
+  double squared = 0;
+  for (uint64_t i = 0; i < c.codes.size(); ++i) {
+    const uint64_t g = os::group_of(c.layout, i);
+    const float u = static_cast<float>(c.codes[i]) * c.scales[g] + c.offsets[g];
+    const double e = (static_cast<double>(k::load_f32(c.values.data() + 4 * i)) - u) * factor_of(c, i);
+    sums[g] += e;
+    squared += e * e;
+  }
+  return {sums, squared};
+}
+
+void check(Case c, uint64_t zero_group) {
+  const auto [before_sums, before] = errors(c);
+  const std::vector<float> offsets_before = c.offsets;
+  const double change = os::correct_offsets(c.layout, c.dims, c.values.data(), c.codes.data(),
+                                            c.factors.empty() ? nullptr : c.factors.data(), c.scales.data(), c.offsets.data());
+  const auto [after_sums, after] = errors(c);
+  EXPECT_NEAR(after - before, change, 1e-4 * std::fabs(change) + 1e-9 * before);
+  EXPECT_LT(after, before * 1.0001);  // moving the mean never costs much, usually it saves
+  int moved = 0;
+  for (uint64_t g = 0; g < c.layout.groups; ++g) {
+    if (g == zero_group) {
+      EXPECT_EQ(c.offsets[g], offsets_before[g]);  // a group with an exact zero keeps it exact
+      continue;
+    }
+    EXPECT_NEAR(after_sums[g], 0.0, 1e-5 * (1 + std::fabs(before_sums[g]))) << "group " << g;
+    moved += c.offsets[g] != offsets_before[g];
+  }
+  EXPECT_GT(moved, 0);
+}
+
+}  // namespace
+
+TEST(BiasCorrection, MatMulColumnsWithRowFactors) { check(make_case({96, 40}, 1, 0, 3), 3); }
+TEST(BiasCorrection, MatMulColumnsPlain) { check(make_case({96, 40}, 1, -1, 7), 7); }
+TEST(BiasCorrection, ConvRowsWithInputChannelFactors) { check(make_case({12, 10, 3, 3}, 0, 1, 5), 5); }
+TEST(BiasCorrection, ConvRowsPlain) { check(make_case({12, 10, 3, 3}, 0, -1, 0), 0); }
