@@ -3,6 +3,7 @@
 
 #include <vector>
 
+#include "byte_buffer.h"
 #include "kernels/kernels.h"
 #include "plan.h"
 
@@ -34,8 +35,7 @@ class Encoder {
   std::vector<float> scales_, offsets_;
   std::vector<int8_t> zeros_;
   std::vector<float> factors_, table_;
-  std::vector<uint8_t> normalized_, reconstructed_;
-  std::vector<uint8_t> out_;
+  ByteBuffer normalized_, reconstructed_, out_;
   std::vector<uint16_t> indices_;
   std::vector<int32_t> seed_;
 };

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "byte_buffer.h"
 #include "index.h"
 
 namespace onnx_shrink {
@@ -37,7 +38,7 @@ class TensorData {
   proto::Window& model_;
   const ExternalResolver& resolver_;
   std::map<std::string, const Source*> externals_;
-  std::vector<uint8_t> stored_, converted_;
+  ByteBuffer stored_, converted_;
 };
 
 }  // namespace onnx_shrink

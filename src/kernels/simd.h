@@ -114,6 +114,9 @@ ONNX_SHRINK_ALWAYS_INLINE float lane(f32 v, int i) {
   return out[i];
 }
 ONNX_SHRINK_ALWAYS_INLINE void store_i32(int32_t* p, i32 v) { wasm_v128_store(p, v); }
+ONNX_SHRINK_ALWAYS_INLINE i32 load_i32(const int32_t* p) { return wasm_v128_load(p); }
+// Lanes equal to zero (either sign), as all-ones masks.
+ONNX_SHRINK_ALWAYS_INLINE i32 zero_mask(f32 v) { return wasm_f32x4_eq(v, wasm_f32x4_splat(0)); }
 // max(v, 0) then min(v, hi), with NaN becoming 0: the same on every target and in the scalar twin.
 ONNX_SHRINK_ALWAYS_INLINE f32 clamp_bins(f32 v, f32 hi) { return wasm_f32x4_pmin(hi, wasm_f32x4_pmax(wasm_f32x4_splat(0), v)); }
 #else  // SSE2
@@ -166,6 +169,8 @@ ONNX_SHRINK_ALWAYS_INLINE float lane(f32 v, int i) {
   return out[i];
 }
 ONNX_SHRINK_ALWAYS_INLINE void store_i32(int32_t* p, i32 v) { _mm_storeu_si128(reinterpret_cast<__m128i*>(p), v); }
+ONNX_SHRINK_ALWAYS_INLINE i32 load_i32(const int32_t* p) { return _mm_loadu_si128(reinterpret_cast<const __m128i*>(p)); }
+ONNX_SHRINK_ALWAYS_INLINE i32 zero_mask(f32 v) { return _mm_castps_si128(_mm_cmpeq_ps(v, _mm_setzero_ps())); }
 ONNX_SHRINK_ALWAYS_INLINE f32 clamp_bins(f32 v, f32 hi) { return _mm_min_ps(_mm_max_ps(v, _mm_setzero_ps()), hi); }
 #endif
 

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "../byte_buffer.h"
 #include "../onnx_shrink.h"
 
 namespace onnx_shrink::proto {
@@ -41,7 +42,7 @@ class Window {
   const uint8_t* memory_;
   uint64_t size_;
   size_t capacity_;
-  std::vector<uint8_t> buffer_;
+  ByteBuffer buffer_;
   uint64_t buffer_begin_ = 0, buffer_end_ = 0;
 };
 
