@@ -2,6 +2,7 @@
 // are never modified.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <fstream>
 #include <iterator>
@@ -206,4 +207,46 @@ TEST(BadInput, NaNWeightsAreLeftAlone) {
   EXPECT_FALSE(r.tensors[0].changed);
   EXPECT_EQ(r.tensors[0].reason, "contains NaN or infinity");
   EXPECT_EQ(std::string(out.bytes.begin(), out.bytes.end()), model);
+}
+
+// A result past the 2 GB protobuf limit is refused before a byte is written, when the weights must
+// stay inline: 520 palette tensors of 4 MiB in external data (read from a source that makes the
+// bytes up: nothing of that size is held in memory).
+TEST(BadInput, ResultsPastTwoGigabytesAreRefusedInline) {
+  const uint64_t tensor_bytes = 4ull << 20, count = 520;
+  std::string graph = field(1, field(1, "x") + field(1, "w0") + field(2, "y") + field(4, "MatMul")) + field(2, "g");
+  for (uint64_t i = 0; i < count; ++i) {
+    const std::string entries = field(13, field(1, "location") + field(2, "w.data")) +
+                                field(13, field(1, "offset") + field(2, std::to_string(i * tensor_bytes))) +
+                                field(13, field(1, "length") + field(2, std::to_string(tensor_bytes)));
+    graph += field(5, varint_field(1, 1024) + varint_field(1, 1024) + varint_field(2, 1) + field(8, "w" + std::to_string(i)) +
+                          entries + varint_field(14, 1));
+  }
+  const std::string model = varint_field(1, 8) + field(8, field(1, "") + varint_field(2, 13)) + field(7, graph);
+  std::vector<float> pattern(1 << 20);
+  for (size_t i = 0; i < pattern.size(); ++i) pattern[i] = static_cast<float>(i % 977) * 1e-3f - 0.4f;
+  CallbackSource data(count * tensor_bytes, [&](uint64_t offset, void* destination, size_t length) {
+    for (size_t done = 0; done < length;) {
+      const size_t at = static_cast<size_t>((offset + done) % tensor_bytes), n = std::min(length - done, static_cast<size_t>(tensor_bytes) - at);
+      std::memcpy(static_cast<uint8_t*>(destination) + done, reinterpret_cast<const uint8_t*>(pattern.data()) + at, n);
+      done += n;
+    }
+  });
+  Io io;
+  io.external = [&](const std::string& location) { return location == "w.data" ? &data : nullptr; };
+  Options o;
+  o.mode = Mode::Palette;
+  o.external = ExternalData::Inline;
+  const std::vector<uint8_t> bytes = bytes_of(model);
+  MemorySource source(bytes.data(), bytes.size());
+  VectorSink out;
+  try {
+    shrink(source, o, &out, io);
+    ADD_FAILURE() << "a 2.2 GB inline result was not refused";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code, ErrorCode::TooLarge);
+    EXPECT_NE(std::string(e.what()).find("2 GB"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("external data"), std::string::npos) << e.what();
+  }
+  EXPECT_TRUE(out.bytes.empty());  // nothing written
 }
