@@ -60,8 +60,8 @@ void runs(const Int8Layout& l, uint64_t n, const uint8_t* values, const int8_t* 
 void columns(const Int8Layout& l, const uint8_t* values, const int8_t* codes, const float* scales, const float* offsets,
              const FactorWalk& fw, std::vector<Sums>& sums) {
   const uint64_t c = l.channels;
-  // Float sums over at most kFlush rows (vectorised by the compiler, the same order on every
-  // target), then added into the double sums.
+  // Float sums per column over at most kFlush rows (each in row order, in the SIMD and the scalar
+  // loop alike, so every build gets the same bits), then added into the double sums.
   constexpr uint64_t kFlush = 256;
   std::vector<float> df(c), dff(c);
   std::vector<int32_t> zero(c);
