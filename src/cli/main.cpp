@@ -32,7 +32,7 @@ const char* kUsage =
     "                           palette: at most --levels values per tensor, stored as floats\n"
     "  --levels N               palette levels, 2..65536 (default 256)\n"
     "  --block N                int8: one scale per N values along the reduction axis (16..4096)\n"
-    "  --scheme S               int8: channel (default) | tensor (the original Shrink Ray);\n"
+    "  --scheme S               int8: auto (default) | channel | tensor (the original Shrink Ray);\n"
     "                           palette: auto (default) | kmeans | uniform (the original)\n"
     "  --form fold|dq           int8: Cast->Mul->Add, folded at load (default) | DequantizeLinear\n"
     "  --min-elements N         leave tensors with fewer values alone (default 16384)\n"
