@@ -22,7 +22,7 @@ namespace {
 
 struct JsOptions {
   std::string mode = "int8", scheme = "auto", form = "fold", externalData = "auto", externalLocation;
-  uint32_t levels = 256, block = 0, externalAlignment = 4096;
+  uint32_t levels = 256, block = 0, externalAlignment = 4096, roundingDraw = 0;
   double minElements = 16384, externalThreshold = 1024;
   val exclude = val::array(), excludeNodes = val::array(), excludeOps = val::array();
 };
@@ -57,6 +57,7 @@ Options convert(const JsOptions& j) {
   o.external_location = j.externalLocation;
   o.external_threshold = static_cast<uint64_t>(j.externalThreshold);
   o.external_alignment = j.externalAlignment;
+  o.rounding_draw = j.roundingDraw;
   return o;
 }
 
@@ -142,7 +143,8 @@ EMSCRIPTEN_BINDINGS(onnx_shrink) {
       .field("externalData", &JsOptions::externalData)
       .field("externalLocation", &JsOptions::externalLocation)
       .field("externalThreshold", &JsOptions::externalThreshold)
-      .field("externalAlignment", &JsOptions::externalAlignment);
+      .field("externalAlignment", &JsOptions::externalAlignment)
+      .field("roundingDraw", &JsOptions::roundingDraw);
   emscripten::function("run", &run);
   emscripten::function("allocate", &allocate);
   emscripten::function("release", &release);

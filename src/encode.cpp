@@ -49,7 +49,10 @@ void uniform_codes(const Int8Layout& l, const uint8_t* x, uint64_t n, int8_t* ou
   std::vector<float> lo, hi;
   group_ranges(l, x, n, lo, hi);
   params.resize(l.groups);
-  for (uint64_t g = 0; g < l.groups; ++g) params[g] = kernels::int8_params(lo[g], hi[g]);
+  for (uint64_t g = 0; g < l.groups; ++g) {
+    widen_for_draw(l, g, lo[g], hi[g]);
+    params[g] = kernels::int8_params(lo[g], hi[g]);
+  }
   switch (l.kind) {
     case Int8Layout::Tensor:
       kernels::quantize(x, static_cast<size_t>(n), params[0], out, e);
@@ -97,6 +100,7 @@ void Encoder::int8(int32_t i) {
     float lo = 0, hi = 0;
     bool finite = true;
     if (n) lo = hi = kernels::load_f32(x), kernels::minmax(x, static_cast<size_t>(n), lo, hi, finite);
+    widen_for_draw(l, 0, lo, hi);
     const kernels::SeedParams p = kernels::seed_params(lo, hi);
     kernels::quantize_seed(x, static_cast<size_t>(n), p, codes_.data(), e);
     scales_[0] = p.scale;

@@ -39,6 +39,8 @@ struct Int8Layout {
   int64_t factor_axis = -1;      // separable: the axis of the second factor
   int factor_power = 0;          // separable: factor = max|x| along factor_axis, to the power /4
   bool codebook = false;         // codes index `table`; factor along `axis` (power 4)
+  uint32_t draw = 0;             // Options::rounding_draw
+  uint64_t salt = 0;             // decorrelates the draws of different tensors
   std::vector<int64_t> code_dims, scale_dims, factor_dims;  // stored shapes
   int64_t required_opset = 7;
   double noise = 0;              // estimated sum of squared errors (for the choice)
@@ -57,6 +59,11 @@ Int8Layout uniform_layout(const std::vector<int64_t>& dims, int64_t axis, uint32
 // one is estimated to be 6 dB more accurate.
 Int8Layout choose_int8_layout(const uint8_t* x, const std::vector<int64_t>& dims, int64_t out_axis, int64_t in_axis,
                               Form form, bool search);
+
+// A group's range [lo, hi] widened for rounding draw `l.draw` (unchanged for draw 0): by a fraction
+// under 0.3 % of its width, split evenly on both sides, from a hash of the draw, the tensor and g.
+// Every value then falls on a different point between two codes: another rounding, equally good.
+void widen_for_draw(const Int8Layout& l, uint64_t g, float& lo, float& hi);
 
 // The group of the value at storage index k.
 uint64_t group_of(const Int8Layout& l, uint64_t k);

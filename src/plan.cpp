@@ -411,8 +411,13 @@ class Planner {
           lo = hi = kernels::load_f32(values);
           kernels::minmax(values, static_cast<size_t>(t.elements), lo, hi, finite);
         }
-        if (!finite) tr.reason = "contains NaN or infinity";
-        else if (options_.mode == Mode::Int8) layout = int8_layout(t, readers, values, note);
+        if (!finite) {
+          tr.reason = "contains NaN or infinity";
+        } else if (options_.mode == Mode::Int8) {
+          layout = int8_layout(t, readers, values, note);
+          layout.draw = options_.rounding_draw;
+          layout.salt = static_cast<uint64_t>(k);
+        }
       }
       scanned += TensorData::raw_size(t);
       report_progress(candidate_bytes ? double(scanned) / double(candidate_bytes) : 1.0);

@@ -54,6 +54,7 @@ void validate(const Options& o) {
     }
     if (o.block && o.scheme == Scheme::Tensor) bad("block and scheme 'tensor' exclude each other");
   }
+  if (o.rounding_draw && o.mode != Mode::Int8) bad("rounding draw applies to int8 mode");
   if (o.external_alignment == 0 || (o.external_alignment & (o.external_alignment - 1)) || o.external_alignment > (1u << 20)) {
     bad("external alignment must be a power of two up to 1 MiB");
   }

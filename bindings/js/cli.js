@@ -24,6 +24,8 @@ const USAGE = `usage: onnx-shrink IN.onnx [IN2.onnx | FOLDER ...] [options]
   --exclude-ops TYPES       leave the weights read by these op types alone
   --external-data auto|inline|external
                             where tensor data goes (auto: inline unless over 2 GB)
+  --rounding-draw N         int8: another equally good rounding (N > 0), for measuring how
+                            much the output error depends on rounding alone
   --report FILE.json        write the report(s) as JSON
   --inspect                 show what would change, write nothing
   --expand                  turn shrunk models back into plain float weights
@@ -74,6 +76,7 @@ function parse(argv) {
       case '--exclude': a.options.exclude = list(value()); break;
       case '--exclude-nodes': a.options.excludeNodes = list(value()); break;
       case '--exclude-ops': a.options.excludeOps = list(value()); break;
+      case '--rounding-draw': a.options.roundingDraw = numeric(arg, value()); break;
       case '--external-data': a.options.externalData = choice(arg, value(), ['auto', 'inline', 'external']); break;
       case '--report': a.report = value(); break;
       case '--inspect': a.inspect = true; break;

@@ -14,8 +14,11 @@ export class OnnxShrinkError extends Error {
 const OPTION_DEFAULTS = {
   mode: 'int8', scheme: 'auto', form: 'fold', levels: 256, block: 0, minElements: 16384,
   exclude: [], excludeNodes: [], excludeOps: [],
-  externalData: 'auto', externalLocation: '', externalThreshold: 1024, externalAlignment: 4096,
+  externalData: 'auto', externalLocation: '', externalThreshold: 1024, externalAlignment: 4096, roundingDraw: 0,
 };
+
+// Options the engine holds in 32 bits (larger numbers would wrap around on the way in).
+const UINT32 = ['levels', 'block', 'externalAlignment', 'roundingDraw'];
 
 function badOption(message) {
   return new OnnxShrinkError(message, 'BAD_OPTION');
@@ -33,6 +36,7 @@ export function normaliseOptions(options = {}) {
     if (expected === 'number' && !(Number.isInteger(value) && value >= 0)) {
       throw badOption(`option '${key}' should be a whole number, not ${value}`);
     }
+    if (UINT32.includes(key) && value > 0xffffffff) throw badOption(`option '${key}' should be at most 4294967295, not ${value}`);
     if (expected === 'array' && !value.every((v) => typeof v === 'string')) {
       throw badOption(`option '${key}' should list names (strings)`);
     }

@@ -45,6 +45,8 @@ const char* kUsage =
     "  --report FILE.json       write the report as JSON\n"
     "  --inspect                print the report (JSON) without writing a model\n"
     "  --expand                 turn a shrunk model back into plain float weights\n"
+    "  --rounding-draw N        int8: another equally good rounding (N > 0), for measuring how\n"
+    "                           much the output error depends on rounding alone\n"
     "  --quiet                  no summary on stderr\n";
 
 [[noreturn]] void usage_error(const std::string& message) {
@@ -241,6 +243,10 @@ Arguments parse(int argc, char** argv) {
       else usage_error("--form takes fold or dq, not '" + v + "'");
     } else if (arg == "--min-elements") {
       a.options.min_elements = parse_number(arg, value());
+    } else if (arg == "--rounding-draw") {
+      const uint64_t n = parse_number(arg, value());
+      if (n > 0xffffffffu) usage_error("--rounding-draw takes a number from 0 to 4294967295");
+      a.options.rounding_draw = static_cast<uint32_t>(n);
     } else if (arg == "--exclude") {
       for (auto& s : split_list(value())) a.options.exclude.push_back(s);
     } else if (arg == "--exclude-nodes") {

@@ -264,6 +264,39 @@ TEST(Engine, OptionsAreValidated) {
   EXPECT_TRUE(bad(q));
   q.external_location = "x.data";
   EXPECT_FALSE(bad(q));
+  Options r = mode(Mode::Palette);
+  r.rounding_draw = 3;
+  EXPECT_TRUE(bad(r));
+}
+
+// A rounding draw is another grid for the same weights: other codes, the same size, the same
+// accuracy to within a fraction of a dB on every tensor; draw 0 is the default grid itself.
+TEST(Engine, RoundingDrawsChangeTheCodesButNotTheirQuality) {
+  for (const auto* model : {&silero(), &det()}) {
+    for (Scheme scheme : {Scheme::Auto, Scheme::Channel, Scheme::Tensor}) {
+      Options o = mode(Mode::Int8, scheme);
+      Report base, zero, drawn;
+      const std::vector<uint8_t> standard = run(*model, o, &base);
+      o.rounding_draw = 0;
+      EXPECT_EQ(run(*model, o, &zero), standard);
+      o.rounding_draw = 7;
+      const std::vector<uint8_t> other = run(*model, o, &drawn);
+      EXPECT_NE(other, standard);
+      EXPECT_EQ(other.size(), standard.size());
+      EXPECT_EQ(run(*model, o), other);  // deterministic
+      ASSERT_EQ(drawn.tensors.size(), base.tensors.size());
+      size_t changed = 0;
+      for (size_t k = 0; k < base.tensors.size(); ++k) {
+        const TensorReport& a = base.tensors[k];
+        const TensorReport& b = drawn.tensors[k];
+        EXPECT_EQ(a.scheme, b.scheme) << a.name;
+        if (a.exact || a.scheme == "codebook" || !a.changed) continue;
+        changed += 1;
+        EXPECT_NEAR(b.sqnr_db, a.sqnr_db, 0.5) << a.name;
+      }
+      EXPECT_GT(changed, 0u);
+    }
+  }
 }
 
 TEST(Engine, ExpandUndoesTheGraphChanges) {

@@ -29,6 +29,8 @@ const MODES = {
   palette: { cli: ['--mode', 'palette'], js: { mode: 'palette' } },
   palette64: { cli: ['--mode', 'palette', '--levels', '64', '--scheme', 'kmeans'], js: { mode: 'palette', levels: 64, scheme: 'kmeans' } },
   uniform: { cli: ['--mode', 'palette', '--scheme', 'uniform'], js: { mode: 'palette', scheme: 'uniform' } },
+  draw: { cli: ['--rounding-draw', '4000000000'], js: { roundingDraw: 4000000000 } },
+  tensorDraw: { cli: ['--scheme', 'tensor', '--rounding-draw', '5'], js: { scheme: 'tensor', roundingDraw: 5 } },
 };
 
 test('wasm output is byte-identical to the native build on every fixture and mode', async () => {
@@ -85,6 +87,8 @@ test('errors carry a code and a message that says what is wrong', async () => {
   await expectError(shrink(silero, { levels: 'many' }), 'BAD_OPTION', /levels/);
   await expectError(shrink(silero, { bogus: 1 }), 'BAD_OPTION', /unknown option 'bogus'/);
   await expectError(shrink(silero, { mode: 'palette', levels: 1 }), 'BAD_OPTION', /between 2 and 65536/);
+  await expectError(shrink(silero, { mode: 'palette', levels: 2 ** 32 + 256 }), 'BAD_OPTION', /levels' should be at most 4294967295/);
+  await expectError(shrink(silero, { mode: 'palette', roundingDraw: 1 }), 'BAD_OPTION', /rounding draw applies to int8/);
   await expectError(shrink(null), 'BAD_OPTION', /no model/);
   const det = readFileSync(path.join(fixtures, 'ch_PP-OCRv4_det_infer.onnx'));
   await expectError(shrink(det, { form: 'dq' }), 'UNSUPPORTED', /--form fold/);
