@@ -7,6 +7,7 @@ import { existsSync, mkdirSync, openSync, closeSync, renameSync, rmSync, statSyn
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { shrink, inspect, expand, version, fileSource, OnnxShrinkError } from './index.node.js';
+import { seededFeeds, compareOutputs } from './verify.js';
 
 const USAGE = `usage: onnx-shrink IN.onnx [IN2.onnx | FOLDER ...] [options]
 
@@ -266,67 +267,36 @@ async function verify(original, shrunk, report, a) {
   } catch {
     throw new OnnxShrinkError('--verify needs onnxruntime-node: npm install onnxruntime-node', 'BAD_OPTION');
   }
-  const feeds = randomFeeds(ort, report.model.inputs, a.dim, a.shapes, a.values);
+  let feeds;
+  try {
+    feeds = seededFeeds(ort.Tensor, verifyInputs(report.model.inputs, a.dim, a.shapes, a.values));
+  } catch (e) {
+    throw new OnnxShrinkError(`--verify ${e.message}`, 'UNSUPPORTED');
+  }
   const runOn = async (file, which) => {
     try {
       const session = await ort.InferenceSession.create(file, { logSeverityLevel: 4 });
-      return [session, await session.run(feeds)];
+      return await session.run(feeds);
     } catch (e) {
       throw new OnnxShrinkError(`--verify: the ${which} model does not run on random inputs of its declared shapes ` +
                                 `(unknown dimensions = ${a.dim}; set them with --dim): ${e.message}`, 'UNSUPPORTED');
     }
   };
-  const [x, ox] = await runOn(original, 'original');
-  const [, oy] = await runOn(shrunk, 'shrunk');
-  const outputs = [];
-  for (const name of x.outputNames) {
-    const p = Array.from(ox[name].data, Number), q = Array.from(oy[name].data, Number);
-    let maxAbs = 0, sumAbs = 0, dot = 0, np = 0, nq = 0;
-    for (let i = 0; i < p.length; i++) {
-      const d = Math.abs(p[i] - q[i]);
-      maxAbs = Math.max(maxAbs, d);
-      sumAbs += d;
-      dot += p[i] * q[i];
-      np += p[i] * p[i];
-      nq += q[i] * q[i];
-    }
-    const meanAbs = p.length ? sumAbs / p.length : 0;
-    const cosine = np && nq ? dot / Math.sqrt(np * nq) : np === nq ? 1 : 0;
-    const ok = (a.absTol == null || maxAbs <= a.absTol) && (a.meanTol == null || meanAbs <= a.meanTol);
-    outputs.push({ name, maxAbs, meanAbs, cosine, ok });
-  }
-  return outputs;
+  const ox = await runOn(original, 'original');
+  const oy = await runOn(shrunk, 'shrunk');
+  return compareOutputs(ox, oy).map((o) =>
+    ({ ...o, ok: (a.absTol == null || o.maxAbs <= a.absTol) && (a.meanTol == null || o.meanAbs <= a.meanTol) }));
 }
 
-// Seeded random inputs of the declared shapes (symbolic dimensions become 1).
-function randomFeeds(ort, inputs, unknown, shapes, values) {
-  let state = 0x2545f491;
-  const uniform = () => {
-    state = (state + 0x6d2b79f5) | 0;
-    let t = Math.imul(state ^ (state >>> 15), 1 | state);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-  const normal = () => Math.sqrt(-2 * Math.log(1 - uniform())) * Math.cos(2 * Math.PI * uniform());
-  const feeds = {};
-  for (const input of inputs) {
-    const shape = shapes[input.name] ?? (input.shape ?? []).map((d) => (typeof d === 'number' && d >= 0 ? d : unknown));
-    const n = shape.reduce((x, y) => x * y, 1);
-    const t = input.dtype;
-    const fixed = values[input.name];
-    let data;
-    if (fixed !== undefined && t === 'int64') data = BigInt64Array.from({ length: n }, () => BigInt(Math.round(fixed)));
-    else if (fixed !== undefined && t === 'float32') data = new Float32Array(n).fill(fixed);
-    else if (fixed !== undefined && t === 'int32') data = new Int32Array(n).fill(Math.round(fixed));
-    else if (t === 'float32') data = Float32Array.from({ length: n }, normal);
-    else if (t === 'float64') data = Float64Array.from({ length: n }, normal);
-    else if (t === 'int64') data = BigInt64Array.from({ length: n }, () => BigInt(Math.floor(uniform() * 8)));
-    else if (t === 'int32') data = Int32Array.from({ length: n }, () => Math.floor(uniform() * 8));
-    else if (t === 'bool') data = Uint8Array.from({ length: n }, () => (uniform() < 0.5 ? 1 : 0));
-    else throw new OnnxShrinkError(`--verify cannot make inputs of type ${t} (input '${input.name}')`, 'UNSUPPORTED');
-    feeds[input.name] = new ort.Tensor(t === 'float64' ? 'float64' : t, data, shape);
-  }
-  return feeds;
+// The declared inputs with their shapes (symbolic dimensions become --dim, or --shape's) and
+// --value's fixed values, for seededFeeds.
+function verifyInputs(inputs, unknown, shapes, values) {
+  return inputs.map((input) => ({
+    name: input.name,
+    dtype: input.dtype,
+    shape: shapes[input.name] ?? (input.shape ?? []).map((d) => (typeof d === 'number' && d >= 0 ? d : unknown)),
+    value: values[input.name],
+  }));
 }
 
 function printTable(rows, a) {

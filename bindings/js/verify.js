@@ -1,0 +1,56 @@
+// The parity check users of the original tool run by hand, shared by the CLI's --verify
+// (onnxruntime-node) and the page's "check accuracy" (onnxruntime-web): the same seeded random
+// inputs for both models, and how far each output moved.
+
+// mulberry32: small, seedable, and the same sequence in every JS engine.
+function random(seed) {
+  let state = seed | 0;
+  const uniform = () => {
+    state = (state + 0x6d2b79f5) | 0;
+    let t = Math.imul(state ^ (state >>> 15), 1 | state);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  return { uniform, normal: () => Math.sqrt(-2 * Math.log(1 - uniform())) * Math.cos(2 * Math.PI * uniform()) };
+}
+
+// Tensors for `inputs` ({ name, dtype, shape, value? }): `value` fills an input with one number,
+// otherwise floats are standard normal and integers small (0..7), from a fixed seed.
+// `Tensor` is onnxruntime's Tensor class (node or web).
+export function seededFeeds(Tensor, inputs) {
+  const r = random(0x2545f491);
+  const feeds = {};
+  for (const { name, dtype, shape, value } of inputs) {
+    const n = shape.reduce((a, b) => a * b, 1);
+    const fill = (make) => Array.from({ length: n }, make);
+    let data;
+    switch (dtype) {
+      case 'float32': data = Float32Array.from(value !== undefined ? fill(() => value) : fill(r.normal)); break;
+      case 'float64': data = Float64Array.from(value !== undefined ? fill(() => value) : fill(r.normal)); break;
+      case 'int64': data = BigInt64Array.from(fill(() => BigInt(value !== undefined ? Math.round(value) : Math.floor(r.uniform() * 8)))); break;
+      case 'int32': data = Int32Array.from(fill(() => (value !== undefined ? Math.round(value) : Math.floor(r.uniform() * 8)))); break;
+      case 'bool': data = Uint8Array.from(fill(() => ((value !== undefined ? value : r.uniform() < 0.5) ? 1 : 0))); break;
+      default: throw new Error(`cannot make values of type ${dtype} for input '${name}'`);
+    }
+    feeds[name] = new Tensor(dtype, data, shape);
+  }
+  return feeds;
+}
+
+// Per output of `a` (the original's results by name): max and mean absolute difference from `b`'s,
+// and the cosine of the two.
+export function compareOutputs(a, b) {
+  return Object.keys(a).map((name) => {
+    const x = Array.from(a[name].data, Number), y = Array.from(b[name].data, Number);
+    let maxAbs = 0, sumAbs = 0, dot = 0, nx = 0, ny = 0;
+    for (let i = 0; i < x.length; i++) {
+      const d = Math.abs(x[i] - y[i]);
+      maxAbs = Math.max(maxAbs, d);
+      sumAbs += d;
+      dot += x[i] * y[i];
+      nx += x[i] * x[i];
+      ny += y[i] * y[i];
+    }
+    return { name, maxAbs, meanAbs: x.length ? sumAbs / x.length : 0, cosine: nx && ny ? dot / Math.sqrt(nx * ny) : nx === ny ? 1 : 0 };
+  });
+}
