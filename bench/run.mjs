@@ -338,8 +338,10 @@ async function main() {
           'data-free tool does not see. Compare schemes by their medians over draws, not by the third digit of one draw.',
           '- The default 8-bit scheme (per-output-channel codes with a separable factor per input channel, codebooks for tensors with ' +
           'few distinct values, data-free bias correction in the fold form) was chosen on these distributions: on silero its median ' +
-          'error is well under half of plain per-channel codes\', on det somewhat above (after bias correction, per-channel codes ' +
-          'gained more there). Tried and measured ' +
+          'error is well under half of plain per-channel codes\' (much of that is the codebook for the Fourier basis, which plain ' +
+          'per-channel codes lack), on det somewhat above (after bias correction, per-channel codes gained more there). No ' +
+          'data-free rule we measured picks the better of the two per model: weight SQNR, and even the error weighted by each ' +
+          'input channel\'s real mean square, prefer the separable factors on det as well. Tried and measured ' +
           'worse or no better on both models: factor exponents other than ½ (0, ¼, ¾), factors from each input channel\'s RMS ' +
           'instead of its maximum, k-means codebooks on the separably scaled weights (+0.1–0.4 dB weight SQNR, not worth a table), ' +
           'rounding the taps of each kernel to sum to the exact sum (assumes smooth inputs; silero got worse), and blocks at the same ' +

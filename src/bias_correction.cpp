@@ -1,6 +1,7 @@
 #include "bias_correction.h"
 
 #include "kernels/simd.h"
+#include "kernels/slices.h"
 
 namespace onnx_shrink {
 
@@ -65,46 +66,53 @@ void columns(const Int8Layout& l, const uint8_t* values, const int8_t* codes, co
   constexpr uint64_t kFlush = 256;
   std::vector<float> df(c), dff(c);
   std::vector<int32_t> zero(c);
-  for (uint64_t r = 0; r < l.outer; ++r) {
-    const float f = static_cast<float>(fw.at(r * c)), ff = f * f;
-    const uint64_t first = l.kind == Int8Layout::ColumnBlocks ? (r / l.block) * c : 0;
-    const uint8_t* v = values + 4 * r * c;
-    const int8_t* q = codes + r * c;
-    const float* scale = scales + first;
-    const float* offset = offsets + first;
-    uint64_t k = 0;
+  // Rows go in slices (kernels/slices.h), the sums carried from one slice to the next.
+  kernels::for_slices(l.outer, kernels::rows_per_slice(c), [&](size_t begin, size_t end) {
+    for (uint64_t r = begin; r < end; ++r) {
+      const float f = static_cast<float>(fw.at(r * c)), ff = f * f;
+      const uint64_t first = l.kind == Int8Layout::ColumnBlocks ? (r / l.block) * c : 0;
+      const uint8_t* v = values + 4 * r * c;
+      const int8_t* q = codes + r * c;
+      const float* scale = scales + first;
+      const float* offset = offsets + first;
+      uint64_t k = 0;
 #if ONNX_SHRINK_SIMD
-    // Four columns at a time: the same operations, lane by lane, as the scalar loop below.
-    const kernels::v4::f32 vf = kernels::v4::splat(f), vff = kernels::v4::splat(ff);
-    for (; k + 4 <= c; k += 4) {
-      namespace v4 = kernels::v4;
-      const v4::f32 x = v4::load(v + 4 * k);
-      const v4::f32 code = v4::to_float(v4::load_i8x4(reinterpret_cast<const uint8_t*>(q + k)));
-      const v4::f32 u = v4::add(v4::mul(code, v4::load(reinterpret_cast<const uint8_t*>(scale + k))),
-                                v4::load(reinterpret_cast<const uint8_t*>(offset + k)));
-      const v4::f32 d = v4::sub(x, u);
-      v4::store(reinterpret_cast<uint8_t*>(&df[k]), v4::add(v4::load(reinterpret_cast<const uint8_t*>(&df[k])), v4::mul(d, vf)));
-      v4::store(reinterpret_cast<uint8_t*>(&dff[k]), v4::add(v4::load(reinterpret_cast<const uint8_t*>(&dff[k])), v4::mul(d, vff)));
-      v4::store_i32(&zero[k], v4::bor(v4::load_i32(&zero[k]), v4::zero_mask(x)));
-    }
+      // Four columns at a time: the same operations, lane by lane, as the scalar loop below.
+      const kernels::v4::f32 vf = kernels::v4::splat(f), vff = kernels::v4::splat(ff);
+      for (; k + 4 <= c; k += 4) {
+        namespace v4 = kernels::v4;
+        const v4::f32 x = v4::load(v + 4 * k);
+        const v4::f32 code = v4::to_float(v4::load_i8x4(reinterpret_cast<const uint8_t*>(q + k)));
+        const v4::f32 u = v4::add(v4::mul(code, v4::load(reinterpret_cast<const uint8_t*>(scale + k))),
+                                  v4::load(reinterpret_cast<const uint8_t*>(offset + k)));
+        const v4::f32 d = v4::sub(x, u);
+        uint8_t* a = reinterpret_cast<uint8_t*>(&df[k]);
+        uint8_t* b = reinterpret_cast<uint8_t*>(&dff[k]);
+        v4::store(a, v4::add(v4::load(a), v4::mul(d, vf)));
+        v4::store(b, v4::add(v4::load(b), v4::mul(d, vff)));
+        v4::store_i32(&zero[k], v4::bor(v4::load_i32(&zero[k]), v4::zero_mask(x)));
+      }
 #endif
-    for (; k < c; ++k) {
-      const float x = kernels::load_f32(v + 4 * k);
-      const float d = x - (static_cast<float>(q[k]) * scale[k] + offset[k]);
-      df[k] += d * f;
-      dff[k] += d * ff;
-      zero[k] |= x == 0.0f ? -1 : 0;
+      for (; k < c; ++k) {
+        const float x = kernels::load_f32(v + 4 * k);
+        const float d = x - (static_cast<float>(q[k]) * scale[k] + offset[k]);
+        df[k] += d * f;
+        dff[k] += d * ff;
+        zero[k] |= x == 0.0f ? -1 : 0;
+      }
+      for (uint64_t k = 0; k < c && l.kind == Int8Layout::ColumnBlocks; ++k) {
+        sums[first + k].f += f, sums[first + k].ff += ff;
+      }
+      if (l.kind == Int8Layout::Columns) sums[0].f += f, sums[0].ff += ff;  // the same for every column
+      const bool block_ends = l.kind == Int8Layout::ColumnBlocks && ((r + 1) % l.block == 0);
+      if (!block_ends && (r + 1) % kFlush != 0 && r + 1 != l.outer) continue;
+      for (uint64_t k = 0; k < c; ++k) {
+        Sums& s = sums[first + k];
+        s.df += df[k], s.dff += dff[k], s.zero = s.zero || zero[k] != 0;
+        df[k] = dff[k] = 0, zero[k] = 0;
+      }
     }
-    for (uint64_t k = 0; k < c && l.kind == Int8Layout::ColumnBlocks; ++k) sums[first + k].f += f, sums[first + k].ff += ff;
-    if (l.kind == Int8Layout::Columns) sums[0].f += f, sums[0].ff += ff;  // the same for every column
-    const bool block_ends = l.kind == Int8Layout::ColumnBlocks && ((r + 1) % l.block == 0);
-    if (!block_ends && (r + 1) % kFlush != 0 && r + 1 != l.outer) continue;
-    for (uint64_t k = 0; k < c; ++k) {
-      Sums& s = sums[first + k];
-      s.df += df[k], s.dff += dff[k], s.zero = s.zero || zero[k] != 0;
-      df[k] = dff[k] = 0, zero[k] = 0;
-    }
-  }
+  });
   if (l.kind == Int8Layout::Columns) {
     for (uint64_t k = 1; k < c; ++k) sums[k].f = sums[0].f, sums[k].ff = sums[0].ff;
   }

@@ -4,7 +4,8 @@
 //
 // Results that end up in the output file (codes, palette indices) are bit-identical between the
 // scalar and SIMD versions; the error sums (for reports) may differ in the last bits, because
-// they are added in a different order.
+// they are added in a different order. The SIMD kernels that run over whole tensors at once
+// (min/max, coding and scaling of columns) go in slices, for WebAssembly's tiers (slices.h).
 #pragma once
 
 #include <cstddef>
@@ -93,6 +94,9 @@ SeedParams seed_params(float min, float max);
 
 namespace scalar {
 ONNX_SHRINK_KERNELS
+// Sets bit b of `bitmap` (bins bits) for the bin b of each value, binned as in histogram. Scalar
+// only: it runs on samples of a few thousand values.
+void mark_bins(const uint8_t* x, size_t n, float min, float bin_scale, uint32_t bins, uint64_t* bitmap);
 }
 #if ONNX_SHRINK_SIMD
 namespace simd {

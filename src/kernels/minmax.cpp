@@ -1,5 +1,6 @@
 // Min/max scans, with detection of NaN and infinity (such tensors are left alone by the planner).
 #include "kernels.h"
+#include "slices.h"
 
 namespace onnx_shrink::kernels {
 
@@ -38,7 +39,7 @@ void minmax_columns(const uint8_t* x, size_t rows, size_t cols, float* mins, flo
 #if ONNX_SHRINK_SIMD
 namespace simd {
 
-void minmax(const uint8_t* x, size_t n, float& mn, float& mx, bool& finite) {
+inline void minmax_whole(const uint8_t* x, size_t n, float& mn, float& mx, bool& finite) {
   size_t i = 0;
   float lo = mn, hi = mx;
   if (n >= 16) {
@@ -67,7 +68,11 @@ void minmax(const uint8_t* x, size_t n, float& mn, float& mx, bool& finite) {
   scalar::minmax(x + 4 * i, n - i, mn, mx, finite);
 }
 
-void minmax_columns(const uint8_t* x, size_t rows, size_t cols, float* mins, float* maxs, bool& finite) {
+void minmax(const uint8_t* x, size_t n, float& mn, float& mx, bool& finite) {
+  for_slices(n, kSlice, [&](size_t b, size_t e) { minmax_whole(x + 4 * b, e - b, mn, mx, finite); });
+}
+
+inline void minmax_columns_whole(const uint8_t* x, size_t rows, size_t cols, float* mins, float* maxs, bool& finite) {
   const size_t wide = cols & ~size_t(3);
   v4::i32 bad = v4::isplat(0);
   for (size_t r = 0; r < rows; ++r) {
@@ -81,6 +86,12 @@ void minmax_columns(const uint8_t* x, size_t rows, size_t cols, float* mins, flo
     if (wide < cols) scalar::minmax_columns(row + 4 * wide, 1, cols - wide, mins + wide, maxs + wide, finite);
   }
   if (v4::any(bad)) finite = false;
+}
+
+void minmax_columns(const uint8_t* x, size_t rows, size_t cols, float* mins, float* maxs, bool& finite) {
+  for_slices(rows, rows_per_slice(cols), [&](size_t b, size_t e) {
+    minmax_columns_whole(x + 4 * b * cols, e - b, cols, mins, maxs, finite);
+  });
 }
 
 }  // namespace simd

@@ -171,6 +171,13 @@ uint32_t histogram_bins(uint32_t levels) {
 }
 
 Histogram make_histogram(float min, float max, uint32_t levels) {
+  Histogram h = histogram_shape(min, max, levels);
+  h.counts.assign(h.bins, 0);
+  h.sums.assign(h.bins, 0.0);
+  return h;
+}
+
+Histogram histogram_shape(float min, float max, uint32_t levels) {
   Histogram h;
   h.min = min;
   h.max = max;
@@ -179,8 +186,6 @@ Histogram make_histogram(float min, float max, uint32_t levels) {
   const double scale = max > min ? static_cast<double>(h.bins) / (static_cast<double>(max) - min) : 0.0;
   h.bin_scale = scale < 1e37 ? static_cast<float>(scale) : 0.0f;
   if (h.bin_scale == 0.0f) h.max = h.min;
-  h.counts.assign(h.bins, 0);
-  h.sums.assign(h.bins, 0.0);
   return h;
 }
 

@@ -35,6 +35,8 @@ struct Histogram {
 // The number of bins used for a palette of `levels` levels.
 uint32_t histogram_bins(uint32_t levels);
 Histogram make_histogram(float min, float max, uint32_t levels);
+// The same bins without the counts and sums allocated (for kernels::mark_bins).
+Histogram histogram_shape(float min, float max, uint32_t levels);
 
 struct Design {
   std::vector<double> levels;      // ascending

@@ -39,6 +39,13 @@ void histogram(const uint8_t* x, size_t n, float min, float bin_scale, uint32_t 
   }
 }
 
+void mark_bins(const uint8_t* x, size_t n, float min, float bin_scale, uint32_t bins, uint64_t* bitmap) {
+  for (size_t i = 0; i < n; ++i) {
+    const uint32_t b = bin_of(load_f32(x + 4 * i), min, bin_scale, bins);
+    bitmap[b >> 6] |= uint64_t{1} << (b & 63);
+  }
+}
+
 void palette_indices(const uint8_t* x, size_t n, float min, float bin_scale, uint32_t bins, const uint16_t* guess,
                      const float* thresholds, uint32_t levels, uint16_t* out) {
   for (size_t i = 0; i < n; ++i) {

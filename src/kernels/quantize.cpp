@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "kernels.h"
+#include "slices.h"
 
 namespace onnx_shrink::kernels {
 
@@ -151,8 +152,8 @@ void quantize(const uint8_t* x, size_t n, const Int8Params& p, int8_t* out, Erro
   scalar::quantize(x + 4 * i, n - i, p, out + i, e);
 }
 
-void quantize_columns(const uint8_t* x, size_t rows, size_t cols, const Int8Params* params, int8_t* out,
-                      ErrorSums& e, const float* row_weights) {
+inline void quantize_columns_whole(const uint8_t* x, size_t rows, size_t cols, const Int8Params* params, int8_t* out,
+                                   ErrorSums& e, const float* row_weights) {
   if (cols < 16) return scalar::quantize_columns(x, rows, cols, params, out, e, row_weights);
   // Parameters as arrays of lanes, then row by row (contiguous), 16 columns at a time.
   const size_t wide = cols & ~size_t(15);
@@ -184,6 +185,14 @@ void quantize_columns(const uint8_t* x, size_t rows, size_t cols, const Int8Para
     e.signal += w * row_sums.signal;
     e.noise += w * row_sums.noise;
   }
+}
+
+void quantize_columns(const uint8_t* x, size_t rows, size_t cols, const Int8Params* params, int8_t* out,
+                      ErrorSums& e, const float* row_weights) {
+  for_slices(rows, rows_per_slice(cols), [&](size_t b, size_t end) {
+    quantize_columns_whole(x + 4 * b * cols, end - b, cols, params, out + b * cols, e,
+                           row_weights ? row_weights + b : nullptr);
+  });
 }
 
 void quantize_seed(const uint8_t* x, size_t n, const SeedParams& p, int8_t* out, ErrorSums& e) {

@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "kernels.h"
+#include "slices.h"
 
 namespace onnx_shrink::kernels {
 
@@ -67,7 +68,7 @@ void scale(const uint8_t* x, size_t n, float factor, uint8_t* out) {
   scalar::scale(x + 4 * i, n - i, factor, out + 4 * i);
 }
 
-void scale_columns(const uint8_t* x, size_t rows, size_t cols, const float* factors, uint8_t* out) {
+inline void scale_columns_whole(const uint8_t* x, size_t rows, size_t cols, const float* factors, uint8_t* out) {
   const size_t wide = cols & ~size_t(3);
   for (size_t r = 0; r < rows; ++r) {
     const size_t row = 4 * r * cols;
@@ -77,6 +78,12 @@ void scale_columns(const uint8_t* x, size_t rows, size_t cols, const float* fact
     }
     if (wide < cols) scalar::scale_columns(x + row + 4 * wide, 1, cols - wide, factors + wide, out + row + 4 * wide);
   }
+}
+
+void scale_columns(const uint8_t* x, size_t rows, size_t cols, const float* factors, uint8_t* out) {
+  for_slices(rows, rows_per_slice(cols), [&](size_t b, size_t e) {
+    scale_columns_whole(x + 4 * b * cols, e - b, cols, factors, out + 4 * b * cols);
+  });
 }
 
 void error_sums(const uint8_t* x, const uint8_t* y, size_t n, ErrorSums& e) {

@@ -266,6 +266,34 @@ TEST(Kernels, BinsSurviveInfinityAndNaN) {
   k::scalar::histogram(bytes.data(), 8, 0.0f, 8.0f, 16, c1.data(), s1.data());
   k::histogram(bytes.data(), 8, 0.0f, 8.0f, 16, c2.data(), s2.data());
   EXPECT_EQ(c1, c2);
+  std::vector<uint64_t> marked(1, 0);
+  k::scalar::mark_bins(bytes.data(), 8, 0.0f, 8.0f, 16, marked.data());
+  EXPECT_EQ(marked[0] >> 16, 0u);  // nothing past the last bin
+  for (uint32_t bin = 0; bin < 16; ++bin) EXPECT_EQ((marked[0] >> bin) & 1, c1[bin] != 0 ? 1u : 0u) << "bin " << bin;
+}
+
+TEST(Kernels, MarkedBinsAreTheHistogramsOccupiedBins) {
+  // The codebook test counts occupied bins with mark_bins instead of a histogram: the same bins.
+  for (const uint32_t seed : {1u, 9u}) {
+    const size_t n = 20011;
+    const Values v = make_values(n, seed, 3);
+    float lo = v.at(0), hi = v.at(0);
+    bool finite = true;
+    k::scalar::minmax(v.data, n, lo, hi, finite);
+    palette::Histogram h = palette::make_histogram(lo, hi, 256);
+    k::scalar::histogram(v.data, n, h.min, h.bin_scale, h.bins, h.counts.data(), h.sums.data());
+    const palette::Histogram shape = palette::histogram_shape(lo, hi, 256);
+    EXPECT_EQ(shape.bins, h.bins);
+    EXPECT_EQ(shape.bin_scale, h.bin_scale);
+    std::vector<uint64_t> a(h.bins / 64, 0);
+    k::scalar::mark_bins(v.data, n, shape.min, shape.bin_scale, shape.bins, a.data());
+    size_t occupied = 0;
+    for (uint32_t bin = 0; bin < h.bins; ++bin) {
+      EXPECT_EQ((a[bin >> 6] >> (bin & 63)) & 1, h.counts[bin] != 0 ? 1u : 0u) << "bin " << bin;
+      occupied += h.counts[bin] != 0;
+    }
+    EXPECT_GT(occupied, 1u);
+  }
 }
 
 TEST(Kernels, RescaleAndErrorsMatchScalar) {
