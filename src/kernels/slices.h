@@ -5,9 +5,10 @@
 // only when the function is next called: there is no on-stack replacement. A kernel that loops over
 // a whole tensor in one call therefore runs at baseline speed (several times slower for SIMD) to the
 // end of that tensor, and so does the next one until the optimized code is ready. Measured on a
-// 150 MB model shrunk once in Node: a third of the engine's time. Calling a separate function per
-// slice lets the optimized code take over within the first tensor. Natively it costs one call per
-// slice. Slicing never changes a result: every slice is processed exactly as the whole would be.
+// 150 MB model in Node: the first shrink in a process took about 220 ms, the next ones 165 ms.
+// Calling a separate function per slice lets the optimized code take over within the first tensor
+// (about 200 ms for the first shrink). Natively it costs one call per slice. Slicing never changes
+// a result: every slice is processed exactly as the whole would be.
 #pragma once
 
 #include <algorithm>
