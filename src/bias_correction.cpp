@@ -68,6 +68,11 @@ void columns(const Int8Layout& l, const uint8_t* values, const int8_t* codes, co
   std::vector<int32_t> zero(c);
   // Rows go in slices (kernels/slices.h), the sums carried from one slice to the next.
   kernels::for_slices(l.outer, kernels::rows_per_slice(c), [&](size_t begin, size_t end) {
+    // Locals, not the captured vectors: the stores below go through byte pointers, which may alias
+    // anything, so the compiler would reload every captured pointer after each of them.
+    float* const sum_df = df.data();
+    float* const sum_dff = dff.data();
+    int32_t* const any_zero = zero.data();
     for (uint64_t r = begin; r < end; ++r) {
       const float f = static_cast<float>(fw.at(r * c)), ff = f * f;
       const uint64_t first = l.kind == Int8Layout::ColumnBlocks ? (r / l.block) * c : 0;
@@ -82,23 +87,23 @@ void columns(const Int8Layout& l, const uint8_t* values, const int8_t* codes, co
       for (; k + 4 <= c; k += 4) {
         namespace v4 = kernels::v4;
         const v4::f32 x = v4::load(v + 4 * k);
-        const v4::f32 code = v4::to_float(v4::load_i8x4(reinterpret_cast<const uint8_t*>(q + k)));
+        const v4::f32 code = v4::load_i8x4_as_float(reinterpret_cast<const uint8_t*>(q + k));
         const v4::f32 u = v4::add(v4::mul(code, v4::load(reinterpret_cast<const uint8_t*>(scale + k))),
                                   v4::load(reinterpret_cast<const uint8_t*>(offset + k)));
         const v4::f32 d = v4::sub(x, u);
-        uint8_t* a = reinterpret_cast<uint8_t*>(&df[k]);
-        uint8_t* b = reinterpret_cast<uint8_t*>(&dff[k]);
+        uint8_t* a = reinterpret_cast<uint8_t*>(sum_df + k);
+        uint8_t* b = reinterpret_cast<uint8_t*>(sum_dff + k);
         v4::store(a, v4::add(v4::load(a), v4::mul(d, vf)));
         v4::store(b, v4::add(v4::load(b), v4::mul(d, vff)));
-        v4::store_i32(&zero[k], v4::bor(v4::load_i32(&zero[k]), v4::zero_mask(x)));
+        v4::store_i32(any_zero + k, v4::bor(v4::load_i32(any_zero + k), v4::zero_mask(x)));
       }
 #endif
       for (; k < c; ++k) {
         const float x = kernels::load_f32(v + 4 * k);
         const float d = x - (static_cast<float>(q[k]) * scale[k] + offset[k]);
-        df[k] += d * f;
-        dff[k] += d * ff;
-        zero[k] |= x == 0.0f ? -1 : 0;
+        sum_df[k] += d * f;
+        sum_dff[k] += d * ff;
+        any_zero[k] |= x == 0.0f ? -1 : 0;
       }
       for (uint64_t k = 0; k < c && l.kind == Int8Layout::ColumnBlocks; ++k) {
         sums[first + k].f += f, sums[first + k].ff += ff;
@@ -108,8 +113,8 @@ void columns(const Int8Layout& l, const uint8_t* values, const int8_t* codes, co
       if (!block_ends && (r + 1) % kFlush != 0 && r + 1 != l.outer) continue;
       for (uint64_t k = 0; k < c; ++k) {
         Sums& s = sums[first + k];
-        s.df += df[k], s.dff += dff[k], s.zero = s.zero || zero[k] != 0;
-        df[k] = dff[k] = 0, zero[k] = 0;
+        s.df += sum_df[k], s.dff += sum_dff[k], s.zero = s.zero || any_zero[k] != 0;
+        sum_df[k] = sum_dff[k] = 0, any_zero[k] = 0;
       }
     }
   });

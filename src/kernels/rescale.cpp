@@ -114,7 +114,7 @@ void weighted_error(const uint8_t* u, const int8_t* q, size_t n, const Int8Param
     for (; i < stop; i += 4) {
       if (weights) w = v4::load(reinterpret_cast<const uint8_t*>(weights + i % period));
       const v4::f32 v = v4::load(u + 4 * i);
-      const v4::f32 d = v4::sub(v, v4::add(v4::mul(v4::to_float(v4::load_i8x4(reinterpret_cast<const uint8_t*>(q + i))), s), o));
+      const v4::f32 d = v4::sub(v, v4::add(v4::mul(v4::load_i8x4_as_float(reinterpret_cast<const uint8_t*>(q + i)), s), o));
       signal = v4::add(signal, v4::mul(w, v4::mul(v, v)));
       noise = v4::add(noise, v4::mul(w, v4::mul(d, d)));
     }
@@ -134,7 +134,7 @@ void weighted_error_columns(const uint8_t* u, const int8_t* q, size_t rows, size
     const size_t row = r * cols;
     for (size_t c = 0; c < wide; c += 4) {
       const v4::f32 v = v4::load(u + 4 * (row + c));
-      const v4::f32 y = v4::add(v4::mul(v4::to_float(v4::load_i8x4(reinterpret_cast<const uint8_t*>(q + row + c))),
+      const v4::f32 y = v4::add(v4::mul(v4::load_i8x4_as_float(reinterpret_cast<const uint8_t*>(q + row + c)),
                                         v4::load(reinterpret_cast<const uint8_t*>(scale.data() + c))),
                                 v4::load(reinterpret_cast<const uint8_t*>(offset.data() + c)));
       const v4::f32 d = v4::sub(v, y);

@@ -99,6 +99,14 @@ ONNX_SHRINK_ALWAYS_INLINE i32 load_i8x4(const uint8_t* p) {
   std::memcpy(&w, p, 4);
   return wasm_i32x4_extend_low_i16x8(wasm_i16x8_extend_low_i8x16(wasm_i32x4_splat(w)));
 }
+// 4 int8 codes at p as floats (exact). Converting the widened lanes is what it means, but LLVM 14
+// folds the widening into the conversion and then splits it into four scalar conversions; adding
+// the codes to the bits of 1.5 * 2^23 and subtracting that float gives the same values in two
+// instructions (the codes only move the low mantissa bits).
+ONNX_SHRINK_ALWAYS_INLINE f32 load_i8x4_as_float(const uint8_t* p) {
+  const v128_t magic = wasm_f32x4_splat(12582912.0f);
+  return wasm_f32x4_sub(wasm_i32x4_add(load_i8x4(p), magic), magic);
+}
 // 4 uint16 at p, widened to uint32 lanes.
 ONNX_SHRINK_ALWAYS_INLINE i32 load_u16x4(const uint8_t* p) { return wasm_u32x4_load16x4(p); }
 ONNX_SHRINK_ALWAYS_INLINE i32 shl(i32 v, int n) { return wasm_i32x4_shl(v, n); }
@@ -155,6 +163,7 @@ ONNX_SHRINK_ALWAYS_INLINE i32 load_i8x4(const uint8_t* p) {
   const __m128i v16 = _mm_unpacklo_epi8(v, v);          // each byte doubled
   return _mm_srai_epi32(_mm_unpacklo_epi16(v16, v16), 24);  // sign-extended
 }
+ONNX_SHRINK_ALWAYS_INLINE f32 load_i8x4_as_float(const uint8_t* p) { return _mm_cvtepi32_ps(load_i8x4(p)); }
 ONNX_SHRINK_ALWAYS_INLINE i32 load_u16x4(const uint8_t* p) {
   return _mm_unpacklo_epi16(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p)), _mm_setzero_si128());
 }
