@@ -113,6 +113,9 @@ test('check accuracy runs both models in onnxruntime-web', async ({ page }) => {
   expect(rows.length).toBe(2);
   const cosine = Number(await page.locator('#check-table tbody tr:first-child td:last-child').textContent());
   expect(cosine).toBeGreaterThan(0.99);
+  const relL2 = Number(await page.locator('#check-table tbody tr:first-child td:nth-child(4)').textContent());
+  expect(relL2).toBeGreaterThan(0);  // 8-bit codes do move the outputs, a little
+  expect(relL2).toBeLessThan(0.05);
 });
 
 test('a corrupt file shows what is wrong, and a good file afterwards works', async ({ page }) => {

@@ -326,7 +326,7 @@ function checkAccuracy() {
     const tbody = $('check-table').querySelector('tbody');
     tbody.replaceChildren(...data.outputs.map((o) => {
       const tr = document.createElement('tr');
-      for (const c of [o.name, o.maxAbs.toExponential(3), o.meanAbs.toExponential(3), o.cosine.toFixed(6)]) {
+      for (const c of [o.name, o.maxAbs.toExponential(3), o.meanAbs.toExponential(3), o.relL2.toExponential(3), o.cosine.toFixed(6)]) {
         const td = document.createElement('td');
         td.textContent = c;
         tr.append(td);

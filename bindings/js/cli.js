@@ -3,7 +3,7 @@
 //
 // Exit status: 0 success, 2 bad input or options, 3 --verify found outputs beyond tolerance,
 // 1 anything unexpected.
-import { existsSync, mkdirSync, openSync, closeSync, renameSync, rmSync, statSync, readdirSync, writeSync } from 'node:fs';
+import { existsSync, mkdirSync, openSync, closeSync, readFileSync, renameSync, rmSync, statSync, readdirSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { shrink, inspect, expand, version, fileSource, OnnxShrinkError } from './index.node.js';
@@ -36,6 +36,9 @@ const USAGE = `usage: onnx-shrink IN.onnx [IN2.onnx | FOLDER ...] [options]
   --dim N                   with --verify: the size of symbolic or unknown dimensions (default 1)
   --shape NAME=AxBxC        with --verify: the shape of one input (repeatable)
   --value NAME=X            with --verify: fill one input with X instead of random values
+  --input NAME=FILE         with --verify: one input's real data, raw little-endian values of its
+                            type (its shape as declared or given by --shape); real inputs tell
+                            far more about accuracy than random ones
   --quiet                   print only errors
   -h, --help, --version
 `;
@@ -44,7 +47,7 @@ class UsageError extends Error {}
 
 function parse(argv) {
   const a = { inputs: [], options: {}, output: null, report: null, inspect: false, expand: false, json: false, verify: false,
-              absTol: null, meanTol: null, dim: 1, shapes: {}, values: {}, quiet: false };
+              absTol: null, meanTol: null, dim: 1, shapes: {}, values: {}, inputFiles: {}, quiet: false };
   const numeric = (flag, v) => {
     if (!/^\d+$/.test(v ?? '')) throw new UsageError(`${flag} needs a whole number, not '${v}'`);
     return Number(v);
@@ -97,6 +100,12 @@ function parse(argv) {
         const m = /^([^=]+)=(-?[\d.]+(?:e-?\d+)?)$/.exec(value());
         if (!m) throw new UsageError(`--value takes NAME=NUMBER, e.g. sr=16000`);
         a.values[m[1]] = Number(m[2]);
+        break;
+      }
+      case '--input': {
+        const m = /^([^=]+)=(.+)$/.exec(value());
+        if (!m) throw new UsageError(`--input takes NAME=FILE, e.g. input=chunk.f32`);
+        a.inputFiles[m[1]] = m[2];
         break;
       }
       case '-q': case '--quiet': a.quiet = true; break;
@@ -269,9 +278,9 @@ async function verify(original, shrunk, report, a) {
   }
   let feeds;
   try {
-    feeds = seededFeeds(ort.Tensor, verifyInputs(report.model.inputs, a.dim, a.shapes, a.values));
+    feeds = seededFeeds(ort.Tensor, verifyInputs(report.model.inputs, a.dim, a.shapes, a.values, a.inputFiles));
   } catch (e) {
-    throw new OnnxShrinkError(`--verify ${e.message}`, 'UNSUPPORTED');
+    throw new OnnxShrinkError(`--verify: ${e.message}`, 'BAD_OPTION');
   }
   const runOn = async (file, which) => {
     try {
@@ -288,15 +297,31 @@ async function verify(original, shrunk, report, a) {
     ({ ...o, ok: (a.absTol == null || o.maxAbs <= a.absTol) && (a.meanTol == null || o.meanAbs <= a.meanTol) }));
 }
 
-// The declared inputs with their shapes (symbolic dimensions become --dim, or --shape's) and
-// --value's fixed values, for seededFeeds.
-function verifyInputs(inputs, unknown, shapes, values) {
-  return inputs.map((input) => ({
-    name: input.name,
-    dtype: input.dtype,
-    shape: shapes[input.name] ?? (input.shape ?? []).map((d) => (typeof d === 'number' && d >= 0 ? d : unknown)),
-    value: values[input.name],
-  }));
+// The declared inputs with their shapes (symbolic dimensions become --dim, or --shape's),
+// --value's fixed values and --input's files, for seededFeeds.
+function verifyInputs(inputs, unknown, shapes, values, files) {
+  for (const name of [...Object.keys(files), ...Object.keys(values)]) {
+    if (!inputs.some((input) => input.name === name)) {
+      throw new Error(`the model has no input '${name}' (its inputs: ${inputs.map((i) => i.name).join(', ')})`);
+    }
+  }
+  return inputs.map((input) => {
+    let bytes;
+    if (files[input.name] !== undefined) {
+      try {
+        bytes = readFileSync(files[input.name]);
+      } catch (e) {
+        throw new Error(`cannot read '${files[input.name]}' for input '${input.name}': ${e.code ?? e.message}`);
+      }
+    }
+    return {
+      name: input.name,
+      dtype: input.dtype,
+      shape: shapes[input.name] ?? (input.shape ?? []).map((d) => (typeof d === 'number' && d >= 0 ? d : unknown)),
+      value: values[input.name],
+      bytes,
+    };
+  });
 }
 
 function printTable(rows, a) {
@@ -320,9 +345,11 @@ function printTable(rows, a) {
   for (const l of lines) console.log(fmt(l));
   for (const r of rows) {
     if (!r.verify) continue;
-    console.log(`verify ${path.basename(r.output)} (onnxruntime-node, seeded random inputs):`);
+    const given = Object.keys(a.inputFiles).length ? `inputs from files: ${Object.keys(a.inputFiles).join(', ')}; others seeded random` : 'seeded random inputs';
+    console.log(`verify ${path.basename(r.output)} (onnxruntime-node, ${given}):`);
     for (const o of r.verify) {
-      console.log(`  ${o.name}: max abs ${o.maxAbs.toExponential(3)}  mean abs ${o.meanAbs.toExponential(3)}  cosine ${o.cosine.toFixed(6)}${o.ok ? '' : '  BEYOND TOLERANCE'}`);
+      console.log(`  ${o.name}: max abs ${o.maxAbs.toExponential(3)}  mean abs ${o.meanAbs.toExponential(3)}  rel. L2 ${o.relL2.toExponential(3)}  ` +
+                  `cosine ${o.cosine.toFixed(6)}${o.ok ? '' : '  BEYOND TOLERANCE'}`);
     }
   }
 }
