@@ -210,9 +210,14 @@ function renderCheckInputs() {
     value.id = `check-value-${i}`;
     value.setAttribute('aria-label', `Value of ${input.name}`);
     value.placeholder = 'random';
-    const cells = [name, type, document.createElement('td'), document.createElement('td')];
+    const data = document.createElement('input');
+    data.type = 'file';
+    data.id = `check-file-${i}`;
+    data.setAttribute('aria-label', `Data file of ${input.name}`);
+    const cells = [name, type, document.createElement('td'), document.createElement('td'), document.createElement('td')];
     cells[2].append(shape);
     cells[3].append(value);
+    cells[4].append(data);
     tr.append(...cells);
     return tr;
   }));
@@ -224,7 +229,8 @@ function checkInputs() {
     const shape = text ? text.split('x').map(Number) : [];
     if (shape.some((d) => !Number.isInteger(d) || d < 0)) throw new Error(`the shape of '${input.name}' should look like 1x3x224x224`);
     const value = $(`check-value-${i}`).value.trim();
-    return { ...input, shape, value: value === '' ? undefined : Number(value) };
+    const file = $(`check-file-${i}`).files[0];
+    return { ...input, shape, value: value === '' ? undefined : Number(value), file };
   });
 }
 
@@ -322,7 +328,9 @@ function checkAccuracy() {
       $('check-status').textContent = `Could not compare: ${data.error}`;
       return;
     }
-    $('check-status').textContent = 'Same random inputs, both models:';
+    const files = inputs.filter((input) => input.file).map((input) => input.name);
+    $('check-status').textContent = files.length ? `Data from files for ${files.join(', ')}, the rest random; both models:`
+                                                 : 'Same random inputs, both models:';
     const tbody = $('check-table').querySelector('tbody');
     tbody.replaceChildren(...data.outputs.map((o) => {
       const tr = document.createElement('tr');

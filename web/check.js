@@ -1,5 +1,6 @@
 // "Check accuracy": runs the original and the shrunk model in onnxruntime-web (served from this
-// site) on the same seeded random inputs of the declared shapes, and compares the outputs.
+// site) on the same inputs (the user's data files, or seeded random values of the declared
+// shapes), and compares the outputs.
 import * as ort from './vendor/ort/ort.wasm.min.mjs';
 import { seededFeeds, compareOutputs } from './vendor/onnx-shrink/bindings/js/verify.js';
 
@@ -20,6 +21,7 @@ self.onmessage = async (event) => {
   try {
     const bytes = new Uint8Array(await original.arrayBuffer());
     const external = originalExternal;
+    for (const input of inputs) if (input.file) input.bytes = new Uint8Array(await input.file.arrayBuffer());
     const f = seededFeeds(ort.Tensor, inputs);
     let a;
     try {
