@@ -28,7 +28,7 @@ function badOption(message) {
 export function normaliseOptions(options = {}) {
   const out = { ...OPTION_DEFAULTS };
   for (const [key, value] of Object.entries(options)) {
-    if (value === undefined || ['onProgress', 'signal', 'external', 'onExternalData'].includes(key)) continue;
+    if (value === undefined || ['onProgress', 'signal', 'external', 'onExternalData', 'onModelData'].includes(key)) continue;
     if (!(key in OPTION_DEFAULTS)) throw badOption(`unknown option '${key}'`);
     const expected = Array.isArray(OPTION_DEFAULTS[key]) ? 'array' : typeof OPTION_DEFAULTS[key];
     const actual = Array.isArray(value) ? 'array' : typeof value;
@@ -181,7 +181,7 @@ export function createApi(loadWasm) {
     const module = await engine();
     const owned = [];
     try {
-      const out = collector(module);
+      const out = collector(module, options.onModelData);
       const external = collector(module, options.onExternalData);
       const io = {
         model: toSource(module, model, owned),
@@ -207,7 +207,8 @@ export function createApi(loadWasm) {
       if (result.code) throw new OnnxShrinkError(result.message, result.code);
       const report = JSON.parse(result.report);
       const externalData = external.result();
-      return { model: out.result(), report, externalData: externalData && externalData.byteLength ? externalData : undefined };
+      const modelBytes = out.result() ?? new Uint8Array(0);  // empty when onModelData took it
+      return { model: modelBytes, report, externalData: externalData && externalData.byteLength ? externalData : undefined };
     } finally {
       for (const pointer of owned) module.release(pointer);
     }

@@ -68,6 +68,11 @@ export interface ShrinkOptions {
   external?: Record<string, Input> | ((location: string) => Input | undefined);
   /** Receives the external data of the result in pieces instead of collecting it. */
   onExternalData?: (chunk: Uint8Array) => void;
+  /**
+   * Receives the model itself in pieces, in order, instead of collecting it (the result's `model`
+   * is then empty): to write a large model to a file or stream without holding all of it.
+   */
+  onModelData?: (chunk: Uint8Array) => void;
   /** Called as work proceeds; return false to stop (the promise rejects with CANCELLED). */
   onProgress?: (fraction: number, stage: Stage) => boolean | void;
   /** Stops the work when aborted (checked between steps). */
@@ -140,6 +145,7 @@ export interface Report {
 }
 
 export interface ShrinkResult {
+  /** The model's bytes; empty when onModelData was given. */
   model: Uint8Array;
   report: Report;
   /** The external data file, when the result has one and no onExternalData was given. */

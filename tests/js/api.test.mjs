@@ -71,6 +71,15 @@ test('shrink, inspect and expand', async () => {
   const file = fileSource(path.join(fixtures, 'silero_vad_v5.onnx'));
   assert.ok(Buffer.from((await shrink(file)).model).equals(Buffer.from(model)));
   file.close();
+  // onModelData: the same bytes in pieces, in order, and no array in the result.
+  const pieces = [];
+  const streamed = await shrink(silero, { onModelData: (c) => pieces.push(c) });
+  assert.equal(streamed.model.byteLength, 0);
+  assert.ok(pieces.length > 1);
+  assert.ok(Buffer.concat(pieces).equals(Buffer.from(model)));
+  const expandedPieces = [];
+  await expand(model, { onModelData: (c) => expandedPieces.push(c) });
+  assert.ok(Buffer.concat(expandedPieces).equals(Buffer.from(expanded)));
 });
 
 test('errors carry a code and a message that says what is wrong', async () => {

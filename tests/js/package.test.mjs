@@ -58,7 +58,7 @@ test('tsc --strict accepts code using every exported type', () => {
     const mode: Mode = 'palette', scheme: Scheme = 'auto', form: Form = 'fold', ext: ExternalDataMode = 'auto';
     const options: ShrinkOptions = { mode, scheme, form, externalData: ext, levels: 256, exclude: ['w'],
       onProgress: (fraction: number, stage: Stage) => fraction < 2 && stage !== 'reading',
-      external: { 'model.onnx.data': new Uint8Array(4) } };
+      external: { 'model.onnx.data': new Uint8Array(4) }, onModelData: (chunk: Uint8Array) => void chunk.byteLength };
     const reader: Reader = { size: 4, read: (offset: number, length: number) => new Uint8Array(length + offset * 0) };
     const input: Input = reader;
     const e: Env = env;
