@@ -255,6 +255,19 @@ TEST(Kernels, HistogramAndPaletteIndicesMatchScalar) {
   }
 }
 
+#if ONNX_SHRINK_SIMD
+TEST(Kernels, CodesBecomeExactFloats) {
+  // load_i8x4_as_float (in WebAssembly a magic-number add, not a conversion) on every int8 code.
+  std::vector<int8_t> codes(256 + 3);
+  for (int i = 0; i < 256; ++i) codes[i] = static_cast<int8_t>(i - 128);
+  for (int i = 0; i < 256; i += 4) {
+    alignas(16) float out[4];
+    k::v4::store(reinterpret_cast<uint8_t*>(out), k::v4::load_i8x4_as_float(reinterpret_cast<const uint8_t*>(&codes[i])));
+    for (int j = 0; j < 4; ++j) EXPECT_EQ(out[j], static_cast<float>(i + j - 128)) << "code " << (i + j - 128);
+  }
+}
+#endif
+
 TEST(Kernels, BinsSurviveInfinityAndNaN) {
   // A bin position past the end (or NaN) clamps the same way in both versions instead of indexing
   // out of bounds.
