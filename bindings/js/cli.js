@@ -189,8 +189,13 @@ function gzipCounter(limit) {
   const done = new Promise((resolve, reject) => stream.on('end', resolve).on('error', reject));
   return {
     write(chunk) {
+      if (over) return;
       given += chunk.byteLength;
-      if (over || (over = given > limit)) return void stream.destroy();
+      if (given > limit) {
+        over = true;
+        stream.destroy();
+        return;
+      }
       stream.write(chunk);
     },
     async size() {
@@ -374,7 +379,8 @@ function printTable(rows, a) {
   for (const l of lines) console.log(fmt(l));
   for (const r of rows) {
     if (!r.verify) continue;
-    const given = Object.keys(a.inputFiles).length ? `inputs from files: ${Object.keys(a.inputFiles).join(', ')}; others seeded random` : 'seeded random inputs';
+    const files = Object.keys(a.inputFiles);
+    const given = files.length ? `inputs from files: ${files.join(', ')}; others seeded random` : 'seeded random inputs';
     console.log(`verify ${path.basename(r.output)} (onnxruntime-node, ${given}):`);
     for (const o of r.verify) {
       console.log(`  ${o.name}: max abs ${o.maxAbs.toExponential(3)}  mean abs ${o.meanAbs.toExponential(3)}  rel. L2 ${o.relL2.toExponential(3)}  ` +
