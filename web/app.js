@@ -203,6 +203,7 @@ function renderCheckInputs() {
     type.textContent = input.dtype;
     const shape = document.createElement('input');
     shape.value = (input.shape ?? []).map((d) => (typeof d === 'number' && d >= 0 ? d : 1)).join('x');
+    shape.addEventListener('input', () => (shape.dataset.edited = 'yes'), { once: true });
     shape.id = `check-shape-${i}`;
     shape.setAttribute('aria-label', `Shape of ${input.name}`);
     shape.pattern = '\\d+(x\\d+)*';
@@ -230,7 +231,9 @@ function checkInputs() {
     if (shape.some((d) => !Number.isInteger(d) || d < 0)) throw new Error(`the shape of '${input.name}' should look like 1x3x224x224`);
     const value = $(`check-value-${i}`).value.trim();
     const file = $(`check-file-${i}`).files[0];
-    return { ...input, shape, value: value === '' ? undefined : Number(value), file };
+    // A shape left as filled in for open dimensions (as 1) is a guess: its data must be one sample.
+    const guessed = !$(`check-shape-${i}`).dataset.edited && (input.shape ?? []).some((d) => !(typeof d === 'number' && d >= 0));
+    return { ...input, shape, guessed, value: value === '' ? undefined : Number(value), file };
   });
 }
 
@@ -322,6 +325,10 @@ function checkAccuracy() {
   $('check-run').disabled = true;
   const worker = new Worker(new URL('./check.js', import.meta.url), { type: 'module' });
   worker.onmessage = ({ data }) => {
+    if (data.done !== undefined) {
+      $('check-status').textContent = `Running both models: sample ${data.done} of ${data.samples}…`;
+      return;
+    }
     worker.terminate();
     $('check-run').disabled = false;
     if (data.error) {
@@ -329,8 +336,9 @@ function checkAccuracy() {
       return;
     }
     const files = inputs.filter((input) => input.file).map((input) => input.name);
-    $('check-status').textContent = files.length ? `Data from files for ${files.join(', ')}, the rest random; both models:`
-                                                 : 'Same random inputs, both models:';
+    const samples = `${data.samples} sample${data.samples === 1 ? '' : 's'}`;
+    $('check-status').textContent = files.length ? `Data from files for ${files.join(', ')}, the rest random (${samples}); both models:`
+                                                 : `Same random inputs (${samples}), both models:`;
     const tbody = $('check-table').querySelector('tbody');
     tbody.replaceChildren(...data.outputs.map((o) => {
       const tr = document.createElement('tr');

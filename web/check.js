@@ -1,8 +1,8 @@
 // "Check accuracy": runs the original and the shrunk model in onnxruntime-web (served from this
-// site) on the same inputs (the user's data files, or seeded random values of the declared
-// shapes), and compares the outputs.
+// site) on the same inputs (the user's data files, one sample or several back to back, or seeded
+// random values of the declared shapes), and compares the outputs over all samples.
 import * as ort from './vendor/ort/ort.wasm.min.mjs';
-import { seededFeeds, compareOutputs } from './vendor/onnx-shrink/bindings/js/verify.js';
+import { sampleCount, sampleFeeds, OutputComparison } from './vendor/onnx-shrink/bindings/js/verify.js';
 
 ort.env.wasm.wasmPaths = new URL('./vendor/ort/', import.meta.url).href;
 ort.env.wasm.numThreads = 1;
@@ -22,16 +22,22 @@ self.onmessage = async (event) => {
     const bytes = new Uint8Array(await original.arrayBuffer());
     const external = originalExternal;
     for (const input of inputs) if (input.file) input.bytes = new Uint8Array(await input.file.arrayBuffer());
-    const f = seededFeeds(ort.Tensor, inputs);
-    let a;
-    try {
-      a = await (await session(bytes, external)).run(f);
-    } catch (e) {
-      throw new Error(`the original model does not run on these inputs (set their shapes and values above): ${e.message}`);
+    const samples = sampleCount(inputs);
+    const reference = await session(bytes, external);
+    const candidate = await session(new Uint8Array(await shrunk.arrayBuffer()), shrunkExternal);
+    const comparison = new OutputComparison();
+    let done = 0;
+    for (const feeds of sampleFeeds(ort.Tensor, inputs)) {
+      let a;
+      try {
+        a = await reference.run(feeds);
+      } catch (e) {
+        throw new Error(`the original model does not run on these inputs (set their shapes and values above): ${e.message}`);
+      }
+      comparison.add(a, await candidate.run(feeds));
+      if (samples > 1) self.postMessage({ id, done: ++done, samples });
     }
-    const b = await (await session(new Uint8Array(await shrunk.arrayBuffer()), shrunkExternal)).run(f);
-    const outputs = compareOutputs(a, b);
-    self.postMessage({ id, outputs });
+    self.postMessage({ id, outputs: comparison.results(), samples });
   } catch (e) {
     self.postMessage({ id, error: e.message || String(e) });
   }

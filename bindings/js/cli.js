@@ -7,7 +7,7 @@ import { existsSync, mkdirSync, openSync, closeSync, readFileSync, renameSync, r
 import path from 'node:path';
 import { createGzip } from 'node:zlib';
 import { shrink, inspect, expand, version, fileSource, OnnxShrinkError } from './index.node.js';
-import { seededFeeds, compareOutputs } from './verify.js';
+import { sampleCount, sampleFeeds, OutputComparison } from './verify.js';
 
 const USAGE = `usage: onnx-shrink IN.onnx [IN2.onnx | FOLDER ...] [options]
 
@@ -17,7 +17,9 @@ const USAGE = `usage: onnx-shrink IN.onnx [IN2.onnx | FOLDER ...] [options]
   --levels N                palette levels, 2..65536 (default 256)
   --block N                 int8: one scale per N values along the reduction axis (16..4096)
   --scheme S                int8: auto (default) | channel | tensor (the original Shrink Ray);
-                            palette: auto (default) | kmeans | uniform (the original)
+                            palette: auto (default) | kmeans | uniform (the original).
+                            With --verify, a list (e.g. auto,channel) makes each and keeps the
+                            one whose outputs moved least (the lowest worst-output rel. L2)
   --form fold|dq            int8: Cast->Mul->Add, folded at load (default) | DequantizeLinear
   --min-elements N          leave tensors with fewer values alone (default 16384)
   --exclude NAMES           comma-separated tensor names to leave alone
@@ -37,8 +39,9 @@ const USAGE = `usage: onnx-shrink IN.onnx [IN2.onnx | FOLDER ...] [options]
   --shape NAME=AxBxC        with --verify: the shape of one input (repeatable)
   --value NAME=X            with --verify: fill one input with X instead of random values
   --input NAME=FILE         with --verify: one input's real data, raw little-endian values of its
-                            type (its shape as declared or given by --shape); real inputs tell
-                            far more about accuracy than random ones
+                            type (its shape as declared or given by --shape), one sample or
+                            several back to back; real inputs tell far more about accuracy than
+                            random ones
   --quiet                   print only errors
   -h, --help, --version
 `;
@@ -46,7 +49,7 @@ const USAGE = `usage: onnx-shrink IN.onnx [IN2.onnx | FOLDER ...] [options]
 class UsageError extends Error {}
 
 function parse(argv) {
-  const a = { inputs: [], options: {}, output: null, report: null, inspect: false, expand: false, json: false, verify: false,
+  const a = { inputs: [], options: {}, schemes: [], output: null, report: null, inspect: false, expand: false, json: false, verify: false,
               absTol: null, meanTol: null, dim: 1, shapes: {}, values: {}, inputFiles: {}, quiet: false };
   const numeric = (flag, v) => {
     if (!/^\d+$/.test(v ?? '')) throw new UsageError(`${flag} needs a whole number, not '${v}'`);
@@ -74,7 +77,7 @@ function parse(argv) {
       case '--mode': a.options.mode = choice(arg, value(), ['int8', 'palette']); break;
       case '--levels': a.options.levels = numeric(arg, value()); break;
       case '--block': a.options.block = numeric(arg, value()); break;
-      case '--scheme': a.options.scheme = choice(arg, value(), ['auto', 'channel', 'tensor', 'kmeans', 'uniform']); break;
+      case '--scheme': a.schemes = list(value()).map((v) => choice(arg, v, ['auto', 'channel', 'tensor', 'kmeans', 'uniform'])); break;
       case '--form': a.options.form = choice(arg, value(), ['fold', 'dq']); break;
       case '--min-elements': a.options.minElements = numeric(arg, value()); break;
       case '--exclude': a.options.exclude = list(value()); break;
@@ -115,6 +118,10 @@ function parse(argv) {
     }
   }
   if (!a.printVersion && a.inputs.length === 0) throw new UsageError('no input model');
+  if (a.schemes.length === 1) a.options.scheme = a.schemes[0];
+  if (a.schemes.length > 1 && (!a.verify || a.inspect || a.expand)) {
+    throw new UsageError('a list of schemes needs --verify to choose by (best with --input data), and no --inspect or --expand');
+  }
   return a;
 }
 
@@ -158,9 +165,9 @@ function sameFile(p, q) {
 
 // A file written under a temporary name and renamed on success: no partial output, ever.
 class TempFile {
-  constructor(target) {
+  constructor(target, tag) {
     this.target = target;
-    this.temp = `${target}.partial`;
+    this.temp = `${target}${tag ? `.${tag}` : ''}.partial`;
     this.fd = openSync(this.temp, 'w');
     this.size = 0;
   }
@@ -176,6 +183,7 @@ class TempFile {
   }
   discard() {
     if (this.fd !== null) closeSync(this.fd);
+    this.fd = null;
     rmSync(this.temp, { force: true });
   }
 }
@@ -207,12 +215,12 @@ function gzipCounter(limit) {
   };
 }
 
-function formatBytes(n) {
+function formatBytes(n, digits = 1) {
   if (n == null) return '-';
   const units = ['B', 'kB', 'MB', 'GB'];
   let i = 0;
   while (n >= 1000 && i < units.length - 1) n /= 1000, i++;
-  return `${n.toFixed(i === 0 ? 0 : 1)} ${units[i]}`;
+  return `${n.toFixed(i === 0 ? 0 : digits)} ${units[i]}`;
 }
 
 function progressBar(name, quiet) {
@@ -253,7 +261,7 @@ async function processOne(input, a, many, rows, reports) {
   opened.push(source);
   const onProgress = progressBar(path.basename(input), a.quiet || a.json);
   const external = externalResolver(input, opened);
-  let model = null, externalFile = null;
+  const runs = [];
   try {
     if (a.inspect) {
       const report = await inspect(source, { ...a.options, external, onProgress });
@@ -263,46 +271,102 @@ async function processOne(input, a, many, rows, reports) {
     }
     if (a.expand) {
       const bytes = await expand(source, { external, onProgress });
-      model = new TempFile(output);
+      const model = new TempFile(output);
       model.write(bytes);
       model.commit();
       rows.push({ input, output, before: source.size, after: bytes.byteLength });
       reports.push({ input, output });
       return;
     }
-    const location = `${path.basename(output)}.data`;
-    const options = { ...a.options, external, onProgress, externalLocation: location };
-    options.onExternalData = (chunk) => {
-      if (!externalFile) externalFile = new TempFile(path.join(path.dirname(output), location));
-      externalFile.write(chunk);
-    };
-    // The model goes to its file as the engine writes it (never whole in memory), and through
-    // gzip for the summary's column up to 64 MB: gzip runs at about 40 MB/s, and the chunks it has
-    // not taken yet wait in memory.
-    const gzip = gzipCounter(64e6);
-    model = new TempFile(output);
-    options.onModelData = (chunk) => {
-      model.write(chunk);
-      gzip.write(chunk);
-    };
-    const result = await shrink(source, options);
-    model.commit();
-    if (externalFile) externalFile.commit();
-    rows.push({ input, output, before: source.size + (result.report.totals.externalBytesBefore || 0),
-                after: model.size + (externalFile ? externalFile.size : 0), gzip: await gzip.size(),
-                report: result.report });
-    reports.push({ input, output, report: result.report });
-    if (a.verify) rows[rows.length - 1].verify = await verify(input, output, result.report, a);
+    const schemes = a.schemes.length > 1 ? a.schemes : [undefined];
+    for (const scheme of schemes) {
+      const options = { ...a.options, ...(scheme ? { scheme } : {}), external,
+                        onProgress: scheme ? progressBar(`${path.basename(input)} (${scheme})`, a.quiet || a.json) : onProgress };
+      runs.push(await shrinkTo(source, output, options, scheme));
+      if (scheme && runs[runs.length - 1].externalFile) {
+        throw new OnnxShrinkError('a list of schemes works for results that keep their data inline (under 2 GB); ' +
+                                  'give one scheme at a time for this model', 'BAD_OPTION');
+      }
+    }
+    // One scheme: its files are committed first, so that a result with external data runs from
+    // where it will stay. Several: each runs from its temporary file, and only the kept one stays.
+    let kept = runs[0], checks = null;
+    if (runs.length === 1) {
+      kept.commit();
+      if (a.verify) checks = await verify(input, [output], kept.report, a);
+    } else {
+      checks = await verify(input, runs.map((r) => r.model.temp), kept.report, a);
+      const worst = checks.results.map((outputs) => Math.max(...outputs.map((o) => (Number.isNaN(o.relL2) ? Infinity : o.relL2))));
+      const best = worst.indexOf(Math.min(...worst));
+      kept = runs[best];
+      for (const r of runs) if (r !== kept) r.discard();
+      kept.commit();
+    }
+    const row = { input, output, before: source.size + (kept.report.totals.externalBytesBefore || 0), after: kept.size,
+                  gzip: await kept.gzipSize, report: kept.report };
+    const entry = { input, output, report: kept.report };
+    if (checks) {
+      const index = runs.indexOf(kept);
+      row.verify = entry.verify = checks.results[index];
+      row.samples = checks.samples;
+      if (runs.length > 1) {
+        row.candidates = entry.candidates = runs.map((r, i) => ({ scheme: r.scheme, bytes: r.size, kept: i === index, outputs: checks.results[i] }));
+      }
+    }
+    rows.push(row);
+    reports.push(entry);
   } catch (e) {
-    model?.discard();
-    externalFile?.discard();
+    for (const r of runs) r.discard();
     throw e;
   } finally {
     for (const s of opened) s.close();
   }
 }
 
-// --verify: the check users of weight-quantization tools run by hand.
+// Shrinks `source` into temporary files for `output` (and its external data, if any), streamed
+// as the engine writes them; commit() puts them in place, discard() removes them.
+async function shrinkTo(source, output, options, tag) {
+  const location = `${path.basename(output)}.data`;
+  // The model goes to its file as the engine writes it (never whole in memory), and through gzip
+  // for the summary's column up to 64 MB: gzip runs at about 40 MB/s, and the chunks it has not
+  // taken yet wait in memory.
+  const gzip = gzipCounter(64e6);
+  const run = { scheme: options.scheme, model: new TempFile(output, tag), externalFile: null };
+  try {
+    const result = await shrink(source, {
+      ...options,
+      externalLocation: location,
+      onModelData: (chunk) => {
+        run.model.write(chunk);
+        gzip.write(chunk);
+      },
+      onExternalData: (chunk) => {
+        if (!run.externalFile) run.externalFile = new TempFile(path.join(path.dirname(output), location), tag);
+        run.externalFile.write(chunk);
+      },
+    });
+    run.report = result.report;
+  } catch (e) {
+    run.model.discard();
+    run.externalFile?.discard();
+    throw e;
+  }
+  run.size = run.model.size + (run.externalFile ? run.externalFile.size : 0);
+  run.gzipSize = gzip.size();
+  run.commit = () => {
+    run.model.commit();
+    run.externalFile?.commit();
+  };
+  run.discard = () => {
+    run.model.discard();
+    run.externalFile?.discard();
+  };
+  return run;
+}
+
+// --verify: the check users of weight-quantization tools run by hand. Runs the original and each
+// of `shrunk` (files) on the same inputs, sample by sample; returns the number of samples and, per
+// shrunk model, how far each output moved (with `ok` for the tolerances).
 async function verify(original, shrunk, report, a) {
   let ort;
   try {
@@ -310,29 +374,44 @@ async function verify(original, shrunk, report, a) {
   } catch {
     throw new OnnxShrinkError('--verify needs onnxruntime-node: npm install onnxruntime-node', 'BAD_OPTION');
   }
-  let feeds;
+  let inputs, samples;
   try {
-    feeds = seededFeeds(ort.Tensor, verifyInputs(report.model.inputs, a.dim, a.shapes, a.values, a.inputFiles));
+    inputs = verifyInputs(report.model.inputs, a.dim, a.shapes, a.values, a.inputFiles);
+    samples = sampleCount(inputs);
   } catch (e) {
     throw new OnnxShrinkError(`--verify: ${e.message}`, 'BAD_OPTION');
   }
-  const runOn = async (file, which) => {
+  const what = Object.keys(a.inputFiles).length ? 'the given inputs' : 'random inputs';
+  const open = async (file, which) => {
     try {
-      const session = await ort.InferenceSession.create(file, { logSeverityLevel: 4 });
-      return await session.run(feeds);
+      return await ort.InferenceSession.create(file, { logSeverityLevel: 4 });
     } catch (e) {
-      throw new OnnxShrinkError(`--verify: the ${which} model does not run on random inputs of its declared shapes ` +
-                                `(unknown dimensions = ${a.dim}; set them with --dim): ${e.message}`, 'UNSUPPORTED');
+      throw new OnnxShrinkError(`--verify: onnxruntime-node cannot load the ${which} model: ${e.message}`, 'UNSUPPORTED');
     }
   };
-  const ox = await runOn(original, 'original');
-  const oy = await runOn(shrunk, 'shrunk');
-  return compareOutputs(ox, oy).map((o) =>
-    ({ ...o, ok: (a.absTol == null || o.maxAbs <= a.absTol) && (a.meanTol == null || o.meanAbs <= a.meanTol) }));
+  const runOn = async (session, feeds, which) => {
+    try {
+      return await session.run(feeds);
+    } catch (e) {
+      throw new OnnxShrinkError(`--verify: the ${which} model does not run on ${what} of its declared shapes ` +
+                                `(open dimensions = ${a.dim}; set them with --dim or --shape): ${e.message}`, 'UNSUPPORTED');
+    }
+  };
+  const reference = await open(original, 'original');
+  const sessions = [];
+  for (const file of shrunk) sessions.push(await open(file, 'shrunk'));
+  const comparisons = sessions.map(() => new OutputComparison());
+  for (const feeds of sampleFeeds(ort.Tensor, inputs)) {
+    const expected = await runOn(reference, feeds, 'original');
+    for (let i = 0; i < sessions.length; i++) comparisons[i].add(expected, await runOn(sessions[i], feeds, 'shrunk'));
+  }
+  for (const s of [reference, ...sessions]) await s.release?.();
+  const within = (o) => (a.absTol == null || o.maxAbs <= a.absTol) && (a.meanTol == null || o.meanAbs <= a.meanTol);
+  return { samples, results: comparisons.map((c) => c.results().map((o) => ({ ...o, ok: within(o) }))) };
 }
 
 // The declared inputs with their shapes (symbolic dimensions become --dim, or --shape's),
-// --value's fixed values and --input's files, for seededFeeds.
+// --value's fixed values and --input's files, for sampleFeeds.
 function verifyInputs(inputs, unknown, shapes, values, files) {
   for (const name of [...Object.keys(files), ...Object.keys(values)]) {
     if (!inputs.some((input) => input.name === name)) {
@@ -352,6 +431,7 @@ function verifyInputs(inputs, unknown, shapes, values, files) {
       name: input.name,
       dtype: input.dtype,
       shape: shapes[input.name] ?? (input.shape ?? []).map((d) => (typeof d === 'number' && d >= 0 ? d : unknown)),
+      guessed: !shapes[input.name] && (input.shape ?? []).some((d) => !(typeof d === 'number' && d >= 0)),
       value: values[input.name],
       bytes,
     };
@@ -359,7 +439,7 @@ function verifyInputs(inputs, unknown, shapes, values, files) {
 }
 
 function printTable(rows, a) {
-  if (a.quiet || a.json) return;
+  if (a.quiet || a.json || rows.length === 0) return;
   if (a.inspect) {
     for (const { input, report } of rows) {
       console.log(`${input}: ${report.summary}`);
@@ -380,7 +460,16 @@ function printTable(rows, a) {
   for (const r of rows) {
     if (!r.verify) continue;
     const files = Object.keys(a.inputFiles);
-    const given = files.length ? `inputs from files: ${files.join(', ')}; others seeded random` : 'seeded random inputs';
+    const samples = `${r.samples} sample${r.samples === 1 ? '' : 's'}`;
+    const given = files.length ? `inputs from files: ${files.join(', ')}; others seeded random; ${samples}` : `seeded random inputs; ${samples}`;
+    if (r.candidates) {
+      console.log(`schemes for ${path.basename(r.output)} (onnxruntime-node, ${given}):`);
+      for (const c of r.candidates) {
+        const worst = c.outputs.reduce((w, o) => (o.relL2 > w.relL2 || Number.isNaN(o.relL2) ? o : w));
+        console.log(`  ${c.scheme.padEnd(8)} ${formatBytes(c.bytes, 3).padStart(10)}  worst rel. L2 ${worst.relL2.toExponential(3)} (${worst.name})` +
+                    `${c.kept ? '  kept' : ''}`);
+      }
+    }
     console.log(`verify ${path.basename(r.output)} (onnxruntime-node, ${given}):`);
     for (const o of r.verify) {
       console.log(`  ${o.name}: max abs ${o.maxAbs.toExponential(3)}  mean abs ${o.meanAbs.toExponential(3)}  rel. L2 ${o.relL2.toExponential(3)}  ` +

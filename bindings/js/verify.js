@@ -1,6 +1,6 @@
 // The parity check users of the original tool run by hand, shared by the CLI's --verify
-// (onnxruntime-node) and the page's "check accuracy" (onnxruntime-web): the same seeded random
-// inputs for both models, and how far each output moved.
+// (onnxruntime-node) and the page's "check accuracy" (onnxruntime-web): the same inputs for both
+// models (the user's data, sample by sample, or seeded random values), and how far each output moved.
 
 // mulberry32: small, seedable, and the same sequence in every JS engine.
 function random(seed) {
@@ -17,59 +17,98 @@ function random(seed) {
 // Typed arrays for the input types the checks can fill.
 const ARRAYS = { float32: Float32Array, float64: Float64Array, int64: BigInt64Array, int32: Int32Array, bool: Uint8Array };
 
-// Tensors for `inputs` ({ name, dtype, shape, value?, bytes? }): `bytes` (raw little-endian values
-// of the input's type, e.g. a file) gives an input its real data, `value` fills it with one number,
-// otherwise floats are standard normal and integers small (0..7), from a fixed seed.
-// `Tensor` is onnxruntime's Tensor class (node or web).
-export function seededFeeds(Tensor, inputs) {
-  const r = random(0x2545f491);
-  const feeds = {};
-  for (const { name, dtype, shape, value, bytes } of inputs) {
-    const n = shape.reduce((a, b) => a * b, 1);
-    if (bytes) {
-      const Typed = ARRAYS[dtype];
-      if (!Typed) throw new Error(`cannot read values of type ${dtype} for input '${name}'`);
-      const expected = n * Typed.BYTES_PER_ELEMENT;
-      if (bytes.byteLength !== expected) {
-        throw new Error(`input '${name}' of shape [${shape.join(', ')}] and type ${dtype} takes ${expected} bytes, ` +
-                        `the data given has ${bytes.byteLength}`);
-      }
-      const copy = new Uint8Array(expected);  // aligned for the typed array
-      copy.set(bytes);
-      feeds[name] = new Tensor(dtype, new Typed(copy.buffer), shape);
-      continue;
+// How many samples the inputs' data hold: a data file holds one or more values of its input's
+// shape back to back (e.g. 208 chunks of speech, or 16 images), and every file must hold as many.
+// 1 when no input has data. An input whose shape was guessed (`guessed`: the model leaves
+// dimensions open) must hold exactly one sample, as a guess cannot tell samples apart.
+export function sampleCount(inputs) {
+  let count = null, first = null;
+  for (const { name, dtype, shape, bytes, guessed } of inputs) {
+    if (!bytes) continue;
+    const Typed = ARRAYS[dtype];
+    if (!Typed) throw new Error(`cannot read values of type ${dtype} for input '${name}'`);
+    const each = shape.reduce((a, b) => a * b, 1) * Typed.BYTES_PER_ELEMENT;
+    const n = each ? bytes.byteLength / each : 0;
+    if (!Number.isInteger(n) || n < 1 || (guessed && n !== 1)) {
+      throw new Error(`input '${name}' of shape [${shape.join(', ')}] and type ${dtype} takes ${each} bytes per sample, ` +
+                      `the data given has ${bytes.byteLength}` +
+                      (guessed ? ' (the model leaves some of its dimensions open: set its shape)'
+                       : each && bytes.byteLength > each ? ', not a whole number of samples' : ''));
     }
-    const fill = (make) => Array.from({ length: n }, make);
-    let data;
-    switch (dtype) {
-      case 'float32': data = Float32Array.from(value !== undefined ? fill(() => value) : fill(r.normal)); break;
-      case 'float64': data = Float64Array.from(value !== undefined ? fill(() => value) : fill(r.normal)); break;
-      case 'int64': data = BigInt64Array.from(fill(() => BigInt(value !== undefined ? Math.round(value) : Math.floor(r.uniform() * 8)))); break;
-      case 'int32': data = Int32Array.from(fill(() => (value !== undefined ? Math.round(value) : Math.floor(r.uniform() * 8)))); break;
-      case 'bool': data = Uint8Array.from(fill(() => ((value !== undefined ? value : r.uniform() < 0.5) ? 1 : 0))); break;
-      default: throw new Error(`cannot make values of type ${dtype} for input '${name}'`);
+    if (count !== null && n !== count) {
+      throw new Error(`the data for '${first}' holds ${count} samples, the data for '${name}' ${n}: give every input as many`);
     }
-    feeds[name] = new Tensor(dtype, data, shape);
+    if (count === null) count = n, first = name;
   }
-  return feeds;
+  return count ?? 1;
 }
 
-// Per output of `a` (the original's results by name): max and mean absolute difference from `b`'s,
-// the cosine of the two, and the relative L2 error |b - a| / |a|.
-export function compareOutputs(a, b) {
-  return Object.keys(a).map((name) => {
-    const x = Array.from(a[name].data, Number), y = Array.from(b[name].data, Number);
-    let maxAbs = 0, sumAbs = 0, sumSq = 0, dot = 0, nx = 0, ny = 0;
-    for (let i = 0; i < x.length; i++) {
-      const d = Math.abs(x[i] - y[i]);
-      maxAbs = Math.max(maxAbs, d);
-      sumAbs += d;
-      sumSq += d * d;
-      dot += x[i] * y[i];
-      nx += x[i] * x[i];
-      ny += y[i] * y[i];
+// The feeds for each sample (see sampleCount), one object of tensors at a time: `bytes` (raw
+// little-endian values of the input's type, e.g. a file) gives an input its real data, `value`
+// fills it with one number, otherwise floats are standard normal and integers small (0..7), from a
+// fixed seed, drawn afresh for each sample. `Tensor` is onnxruntime's Tensor class (node or web).
+export function* sampleFeeds(Tensor, inputs) {
+  const count = sampleCount(inputs);
+  const r = random(0x2545f491);
+  for (let sample = 0; sample < count; sample++) {
+    const feeds = {};
+    for (const { name, dtype, shape, value, bytes } of inputs) {
+      const n = shape.reduce((a, b) => a * b, 1);
+      if (bytes) {
+        const Typed = ARRAYS[dtype];
+        const each = n * Typed.BYTES_PER_ELEMENT;
+        const copy = new Uint8Array(each);  // aligned for the typed array
+        copy.set(bytes.subarray(sample * each, (sample + 1) * each));
+        feeds[name] = new Tensor(dtype, new Typed(copy.buffer), shape);
+        continue;
+      }
+      const fill = (make) => Array.from({ length: n }, make);
+      let data;
+      switch (dtype) {
+        case 'float32': data = Float32Array.from(value !== undefined ? fill(() => value) : fill(r.normal)); break;
+        case 'float64': data = Float64Array.from(value !== undefined ? fill(() => value) : fill(r.normal)); break;
+        case 'int64': data = BigInt64Array.from(fill(() => BigInt(value !== undefined ? Math.round(value) : Math.floor(r.uniform() * 8)))); break;
+        case 'int32': data = Int32Array.from(fill(() => (value !== undefined ? Math.round(value) : Math.floor(r.uniform() * 8)))); break;
+        case 'bool': data = Uint8Array.from(fill(() => ((value !== undefined ? value : r.uniform() < 0.5) ? 1 : 0))); break;
+        default: throw new Error(`cannot make values of type ${dtype} for input '${name}'`);
+      }
+      feeds[name] = new Tensor(dtype, data, shape);
     }
-    return { name, maxAbs, meanAbs: x.length ? sumAbs / x.length : 0, cosine: nx && ny ? dot / Math.sqrt(nx * ny) : nx === ny ? 1 : 0,
-             relL2: nx ? Math.sqrt(sumSq / nx) : sumSq ? Infinity : 0 };
-  });
+    yield feeds;
+  }
+}
+
+// How far each output of a model moved from the original's, over any number of samples: `add`
+// the original's results and the other model's for each sample, then `results()` gives per output
+// the max and mean absolute difference, the cosine of the two, and the relative L2 error
+// |b - a| / |a| (all over every sample's values together).
+export class OutputComparison {
+  #sums = new Map();
+
+  add(a, b) {
+    for (const name of Object.keys(a)) {
+      let s = this.#sums.get(name);
+      if (!s) this.#sums.set(name, (s = { count: 0, maxAbs: 0, sumAbs: 0, sumSq: 0, dot: 0, nx: 0, ny: 0 }));
+      const x = a[name].data, y = b[name].data;
+      for (let i = 0; i < x.length; i++) {
+        const xi = Number(x[i]), yi = Number(y[i]);
+        const d = Math.abs(xi - yi);
+        if (d > s.maxAbs || Number.isNaN(d)) s.maxAbs = d;
+        s.sumAbs += d;
+        s.sumSq += d * d;
+        s.dot += xi * yi;
+        s.nx += xi * xi;
+        s.ny += yi * yi;
+      }
+      s.count += x.length;
+    }
+  }
+
+  results() {
+    return [...this.#sums].map(([name, s]) => ({
+      name, maxAbs: s.maxAbs, meanAbs: s.count ? s.sumAbs / s.count : 0,
+      cosine: s.nx && s.ny ? s.dot / Math.sqrt(s.nx * s.ny) : s.nx === s.ny ? 1 : 0,
+      relL2: s.nx ? Math.sqrt(s.sumSq / s.nx) : s.sumSq ? Infinity : 0,
+    }));
+  }
 }

@@ -110,13 +110,72 @@ test('--verify --input: real input data from files, checked against the declared
   assert.notEqual(relL2(real.stdout), relL2(randomRun.stdout));
   const short = run(...args, '--input', `input=${path.join(dir, 'state.f32')}`);
   assert.equal(short.status, 2);
-  assert.match(short.stderr, /input 'input' of shape \[1, 512\] and type float32 takes 2048 bytes, the data given has 1024/);
+  assert.match(short.stderr, /input 'input' of shape \[1, 512\] and type float32 takes 2048 bytes per sample, the data given has 1024/);
   const unknown = run(...args, '--input', `audio=${path.join(dir, 'chunk.f32')}`);
   assert.equal(unknown.status, 2);
   assert.match(unknown.stderr, /the model has no input 'audio' \(its inputs: input, state, sr\)/);
   const missing = run(...args, '--input', `input=${path.join(dir, 'missing.f32')}`);
   assert.equal(missing.status, 2);
   assert.match(missing.stderr, /cannot read '.*missing\.f32' for input 'input': ENOENT/);
+});
+
+test('--verify --input: a file of several samples runs each; the counts must agree and fit the shape', () => {
+  const dir = workspace();
+  const input = path.join(dir, 'silero.onnx');
+  const speech = readFileSync(path.join(fixtures, 'speech.bin'));
+  const chunks = (n) => speech.subarray(4 * 16000, 4 * 16000 + n * 4 * 512);
+  writeFileSync(path.join(dir, 'one.f32'), chunks(1));
+  writeFileSync(path.join(dir, 'eight.f32'), chunks(8));
+  writeFileSync(path.join(dir, 'odd.f32'), speech.subarray(0, 3 * 1024));
+  writeFileSync(path.join(dir, 'states.f32'), Buffer.alloc(3 * 4 * 256));
+  const args = [input, '--verify', '--shape', 'input=1x512', '--shape', 'state=2x1x128', '--value', 'sr=16000', '--value', 'state=0'];
+  const rel = (out) => Number(/output: .*rel\. L2 ([\d.e+-]+)/.exec(out)[1]);
+  const one = run(...args, '--input', `input=${path.join(dir, 'one.f32')}`);
+  const eight = run(...args, '--input', `input=${path.join(dir, 'eight.f32')}`);
+  assert.equal(one.status, 0, one.stderr);
+  assert.equal(eight.status, 0, eight.stderr);
+  assert.match(one.stdout, /; 1 sample\)/);
+  assert.match(eight.stdout, /; 8 samples\)/);
+  assert.notEqual(rel(eight.stdout), rel(one.stdout));  // over eight chunks, not the first one again
+  const odd = run(...args, '--input', `input=${path.join(dir, 'odd.f32')}`);
+  assert.equal(odd.status, 2);
+  assert.match(odd.stderr, /takes 2048 bytes per sample, the data given has 3072, not a whole number of samples/);
+  const mismatched = run(...args, '--input', `input=${path.join(dir, 'eight.f32')}`, '--input', `state=${path.join(dir, 'states.f32')}`);
+  assert.equal(mismatched.status, 2);
+  assert.match(mismatched.stderr, /the data for 'input' holds 8 samples, the data for 'state' 3: give every input as many/);
+  // Without --shape, open dimensions are a guess: the data must be exactly one sample of it.
+  const guessed = run(input, '--verify', '--value', 'sr=16000', '--input', `input=${path.join(dir, 'eight.f32')}`);
+  assert.equal(guessed.status, 2);
+  assert.match(guessed.stderr, /input 'input' of shape \[1, 1\] .* leaves some of its dimensions open: set its shape/);
+});
+
+test('--scheme with a list and --verify: makes each, keeps the one whose outputs moved least', () => {
+  const dir = workspace();
+  const det = path.join(dir, 'models', 'nested', 'det.onnx');
+  const usage = run(det, '--scheme', 'auto,channel');
+  assert.equal(usage.status, 2);
+  assert.match(usage.stderr, /a list of schemes needs --verify/);
+  const args = ['--verify', '--shape', 'x=1x3x320x640', '--input', `x=${path.join(fixtures, 'det_x.bin')}`];
+  const p = run(det, '--scheme', 'auto,channel,tensor', '--json', ...args);
+  assert.equal(p.status, 0, p.stderr);
+  const entry = JSON.parse(p.stdout);
+  assert.deepEqual(entry.candidates.map((c) => c.scheme), ['auto', 'channel', 'tensor']);
+  const worst = (c) => Math.max(...c.outputs.map((o) => o.relL2));
+  const kept = entry.candidates.filter((c) => c.kept);
+  assert.equal(kept.length, 1);
+  for (const c of entry.candidates) assert.ok(worst(kept[0]) <= worst(c));
+  assert.ok(worst(kept[0]) < worst(entry.candidates[2]) / 2, 'per-tensor scales move the outputs most');
+  // The file left is the kept scheme's, as a run with that scheme alone makes it; nothing else is left.
+  const shrunk = path.join(dir, 'models', 'nested', 'det.shrunk.onnx');
+  assert.equal(readFileSync(shrunk).byteLength, kept[0].bytes);
+  const alone = run(det, '--scheme', kept[0].scheme, '-o', path.join(dir, 'alone.onnx'), '-q');
+  assert.equal(alone.status, 0, alone.stderr);
+  assert.equal(sha(shrunk), sha(path.join(dir, 'alone.onnx')));
+  assert.deepEqual(readdirSync(path.join(dir, 'models', 'nested')).sort(), ['det.onnx', 'det.shrunk.onnx']);
+  const table = run(det, '--scheme', 'auto,channel', ...args);
+  assert.equal(table.status, 0, table.stderr);
+  assert.match(table.stdout, /schemes for det\.shrunk\.onnx .*1 sample\):\n  auto .*worst rel\. L2 [\d.e-]+ \(sigmoid_0\.tmp_0\).*\n  channel /);
+  assert.match(table.stdout, /  kept\n/);
 });
 
 test('external data: found beside the model, written beside the output, and the same model as the native driver makes', async () => {
@@ -144,6 +203,11 @@ test('external data: found beside the model, written beside the output, and the 
   let num = 0, den = 0;
   a.forEach((v, i) => { num += (v - b[i]) ** 2; den += v * v; });
   assert.ok(Math.sqrt(num / den) < 0.02, `relative L2 ${Math.sqrt(num / den)}`);
+  // Choosing among schemes runs each result from its temporary file: not with external data.
+  const listed = run(model, '-o', path.join(dir, 'listed.onnx'), '--external-data', 'external', '--scheme', 'auto,channel', '--verify');
+  assert.equal(listed.status, 2);
+  assert.match(listed.stderr, /a list of schemes works for results that keep their data inline/);
+  assert.ok(!readdirSync(dir).some((f) => f.startsWith('listed')), readdirSync(dir).join(' '));
   // A data file that is cut short is an error naming the tensor, and no output is left behind.
   writeFileSync(`${model}.data`, readFileSync(`${model}.data`).subarray(0, 5 << 20));
   const cut = run(model, '-o', path.join(dir, 'cut.onnx'));
