@@ -310,7 +310,9 @@ async function processOne(input, a, many, rows, reports) {
       row.verify = entry.verify = checks.results[index];
       row.samples = checks.samples;
       if (runs.length > 1) {
-        row.candidates = entry.candidates = runs.map((r, i) => ({ scheme: r.scheme, bytes: r.size, kept: i === index, outputs: checks.results[i] }));
+        const gzipped = await Promise.all(runs.map((r) => r.gzipSize));
+        row.candidates = entry.candidates = runs.map((r, i) => ({ scheme: r.scheme, bytes: r.size, gzipBytes: gzipped[i], kept: i === index,
+                                                                  outputs: checks.results[i] }));
       }
     }
     rows.push(row);
@@ -466,7 +468,7 @@ function printTable(rows, a) {
       console.log(`schemes for ${path.basename(r.output)} (onnxruntime-node, ${given}):`);
       for (const c of r.candidates) {
         const worst = c.outputs.reduce((w, o) => (o.relL2 > w.relL2 || Number.isNaN(o.relL2) ? o : w));
-        console.log(`  ${c.scheme.padEnd(8)} ${formatBytes(c.bytes, 3).padStart(10)}  worst rel. L2 ${worst.relL2.toExponential(3)} (${worst.name})` +
+        console.log(`  ${c.scheme.padEnd(8)} ${formatBytes(c.bytes, 3).padStart(10)}  gzip ${formatBytes(c.gzipBytes, 3).padStart(10)}  worst rel. L2 ${worst.relL2.toExponential(3)} (${worst.name})` +
                     `${c.kept ? '  kept' : ''}`);
       }
     }

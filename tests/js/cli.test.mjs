@@ -160,6 +160,7 @@ test('--scheme with a list and --verify: makes each, keeps the one whose outputs
   assert.equal(p.status, 0, p.stderr);
   const entry = JSON.parse(p.stdout);
   assert.deepEqual(entry.candidates.map((c) => c.scheme), ['auto', 'channel', 'tensor']);
+  for (const c of entry.candidates) assert.ok(c.gzipBytes > 0.5 * c.bytes && c.gzipBytes < c.bytes, JSON.stringify(c));
   const worst = (c) => Math.max(...c.outputs.map((o) => o.relL2));
   const kept = entry.candidates.filter((c) => c.kept);
   assert.equal(kept.length, 1);
