@@ -56,6 +56,31 @@ for (const [name, spec] of Object.entries(corpus)) {
   }
 }
 
+test('the scheme list follows the mode, and each scheme gives the native driver\'s model', async ({ page }) => {
+  const det = path.join(fixtures, corpus.det.file);
+  await shrinkOnPage(page, det);
+  await page.click('#advanced summary');
+  const schemes = async () => page.locator('#scheme option').evaluateAll((os) => os.map((o) => o.value));
+  expect(await schemes()).toEqual(['auto', 'channel', 'tensor']);
+  const same = async (args) => {
+    const { file } = await saved(page);
+    const reference = path.join(work, `det.${args.join('')}.native.onnx`);
+    expect(spawnSync(native, [det, '-o', reference, '-q', ...args]).status).toBe(0);
+    expect(readFileSync(file).equals(readFileSync(reference))).toBe(true);
+  };
+  await page.selectOption('#scheme', 'channel');
+  await expect(page.locator('#status')).toHaveText('Done.', { timeout: 60_000 });
+  await expect(page.locator('#tensors tbody tr').first()).toContainText('channel');
+  await same(['--scheme', 'channel']);
+  await page.check('input[name=mode][value=palette]');
+  await expect(page.locator('#status')).toHaveText('Done.', { timeout: 60_000 });
+  expect(await schemes()).toEqual(['auto', 'kmeans', 'uniform']);
+  expect(await page.locator('#scheme').inputValue()).toBe('auto');  // channel is not a palette scheme
+  await page.selectOption('#scheme', 'uniform');
+  await expect(page.locator('#status')).toHaveText('Done.', { timeout: 60_000 });
+  await same(['--mode', 'palette', '--scheme', 'uniform']);
+});
+
 test('the sample model, the cost arithmetic, and settings that persist', async ({ page }, info) => {
   await page.goto('/');
   await page.click('#sample');

@@ -24,9 +24,19 @@ export function downloadCost(bytes, pricePerGiB, downloadsPerMonth) {
 
 // --- options -----------------------------------------------------------------------------------
 
+// The schemes of each mode, as the engine names them.
+const SCHEMES = {
+  int8: [['auto', 'auto: per channel, with input-channel factors and codebooks (default)'],
+         ['channel', 'channel: plain per-channel codes'],
+         ['tensor', 'tensor: one scale per tensor, as the original Shrink Ray']],
+  palette: [['auto', 'auto: even levels, unless designed levels are 1 dB better (default)'],
+            ['kmeans', 'kmeans: designed levels for every tensor'],
+            ['uniform', 'uniform: even levels, as the original Shrink Ray']],
+};
+
 function options() {
   const mode = document.querySelector('input[name=mode]:checked').value;
-  const o = { mode, minElements: Math.max(1, Number($('min-elements').value) || 16384), externalData: $('external-data').value };
+  const o = { mode, scheme: $('scheme').value || 'auto', minElements: Math.max(1, Number($('min-elements').value) || 16384), externalData: $('external-data').value };
   if (mode === 'palette') o.levels = 2 ** Number($('levels').value);
   else {
     o.block = Number($('block').value);
@@ -36,7 +46,19 @@ function options() {
   return o;
 }
 
+// The scheme list follows the mode; a scheme both modes have (auto) stays chosen.
+function showSchemes() {
+  const mode = document.querySelector('input[name=mode]:checked').value;
+  const select = $('scheme');
+  if (select.dataset.mode === mode) return;
+  const chosen = select.value;
+  select.replaceChildren(...SCHEMES[mode].map(([value, text]) => new Option(text, value, false, value === chosen)));
+  if (!SCHEMES[mode].some(([value]) => value === chosen)) select.value = 'auto';
+  select.dataset.mode = mode;
+}
+
 function showLevels() {
+  showSchemes();
   const palette = document.querySelector('input[name=mode]:checked').value === 'palette';
   $('levels-row').hidden = !palette;
   $('levels-value').textContent = String(2 ** Number($('levels').value));
@@ -403,7 +425,7 @@ function init() {
   }
   $('levels').addEventListener('input', showLevels);
   $('levels').addEventListener('change', start);
-  for (const id of ['block', 'form', 'external-data', 'min-elements', 'exclude']) $(id).addEventListener('change', start);
+  for (const id of ['scheme', 'block', 'form', 'external-data', 'min-elements', 'exclude']) $(id).addEventListener('change', start);
   $('cancel').addEventListener('click', cancel);
   $('save').addEventListener('click', save);
   $('save-data').addEventListener('click', saveData);
