@@ -262,6 +262,7 @@ async function processOne(input, a, many, rows, reports) {
   const onProgress = progressBar(path.basename(input), a.quiet || a.json);
   const external = externalResolver(input, opened);
   const runs = [];
+  let feeds = null;
   try {
     if (a.inspect) {
       const report = await inspect(source, { ...a.options, external, onProgress });
@@ -287,15 +288,18 @@ async function processOne(input, a, many, rows, reports) {
         throw new OnnxShrinkError('a list of schemes works for results that keep their data inline (under 2 GB); ' +
                                   'give one scheme at a time for this model', 'BAD_OPTION');
       }
+      // Inputs for --verify, read and checked once the first result names the model's inputs:
+      // before the other schemes are made, and once for all of them.
+      if (a.verify && runs.length === 1) feeds = verifyFeeds(runs[0].report, a);
     }
     // One scheme: its files are committed first, so that a result with external data runs from
     // where it will stay. Several: each runs from its temporary file, and only the kept one stays.
     let kept = runs[0], checks = null;
     if (runs.length === 1) {
       kept.commit();
-      if (a.verify) checks = await verify(input, [output], kept.report, a);
+      if (a.verify) checks = await verify(input, [output], feeds, a);
     } else {
-      checks = await verify(input, runs.map((r) => r.model.temp), kept.report, a);
+      checks = await verify(input, runs.map((r) => r.model.temp), feeds, a);
       const worst = checks.results.map((outputs) => Math.max(...outputs.map((o) => (Number.isNaN(o.relL2) ? Infinity : o.relL2))));
       const best = worst.indexOf(Math.min(...worst));
       kept = runs[best];
@@ -367,21 +371,14 @@ async function shrinkTo(source, output, options, tag) {
 }
 
 // --verify: the check users of weight-quantization tools run by hand. Runs the original and each
-// of `shrunk` (files) on the same inputs, sample by sample; returns the number of samples and, per
-// shrunk model, how far each output moved (with `ok` for the tolerances).
-async function verify(original, shrunk, report, a) {
+// of `shrunk` (files) on the same inputs (from verifyFeeds), sample by sample; returns the number
+// of samples and, per shrunk model, how far each output moved (with `ok` for the tolerances).
+async function verify(original, shrunk, { inputs, samples }, a) {
   let ort;
   try {
     ort = (await import('onnxruntime-node')).default;
   } catch {
     throw new OnnxShrinkError('--verify needs onnxruntime-node: npm install onnxruntime-node', 'BAD_OPTION');
-  }
-  let inputs, samples;
-  try {
-    inputs = verifyInputs(report.model.inputs, a.dim, a.shapes, a.values, a.inputFiles);
-    samples = sampleCount(inputs);
-  } catch (e) {
-    throw new OnnxShrinkError(`--verify: ${e.message}`, 'BAD_OPTION');
   }
   const what = Object.keys(a.inputFiles).length ? 'the given inputs' : 'random inputs';
   const open = async (file, which) => {
@@ -399,17 +396,30 @@ async function verify(original, shrunk, report, a) {
                                 `(open dimensions = ${a.dim}; set them with --dim or --shape): ${e.message}`, 'UNSUPPORTED');
     }
   };
+  // One shrunk model at a time beside the original (memory for two models, not all of them); the
+  // original runs again for each, as keeping its outputs for every sample could take more.
   const reference = await open(original, 'original');
-  const sessions = [];
-  for (const file of shrunk) sessions.push(await open(file, 'shrunk'));
-  const comparisons = sessions.map(() => new OutputComparison());
-  for (const feeds of sampleFeeds(ort.Tensor, inputs)) {
-    const expected = await runOn(reference, feeds, 'original');
-    for (let i = 0; i < sessions.length; i++) comparisons[i].add(expected, await runOn(sessions[i], feeds, 'shrunk'));
+  const comparisons = [];
+  for (const file of shrunk) {
+    const session = await open(file, 'shrunk');
+    const comparison = new OutputComparison();
+    for (const feeds of sampleFeeds(ort.Tensor, inputs)) comparison.add(await runOn(reference, feeds, 'original'), await runOn(session, feeds, 'shrunk'));
+    await session.release?.();
+    comparisons.push(comparison);
   }
-  for (const s of [reference, ...sessions]) await s.release?.();
+  await reference.release?.();
   const within = (o) => (a.absTol == null || o.maxAbs <= a.absTol) && (a.meanTol == null || o.meanAbs <= a.meanTol);
   return { samples, results: comparisons.map((c) => c.results().map((o) => ({ ...o, ok: within(o) }))) };
+}
+
+// The inputs --verify feeds the model of `report` (see verifyInputs), and how many samples.
+function verifyFeeds(report, a) {
+  try {
+    const inputs = verifyInputs(report.model.inputs, a.dim, a.shapes, a.values, a.inputFiles);
+    return { inputs, samples: sampleCount(inputs) };
+  } catch (e) {
+    throw new OnnxShrinkError(`--verify: ${e.message}`, 'BAD_OPTION');
+  }
 }
 
 // The declared inputs with their shapes (symbolic dimensions become --dim, or --shape's),
