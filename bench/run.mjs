@@ -342,7 +342,7 @@ async function main() {
     `${r.model}: default / seed's rel. L2, draw by draw: median ${r.ratioMedian.toFixed(3)}, at most 0.25 in ${r.ratioOk} of ${r.count} draws.`).join(' '), '');
   const better = [...new Set(accuracyRows.map((r) => r.model))].map((model) => {
     const seed = acc(model, 'int8, seed parity'), [best] = [acc(model, 'int8, per channel'), acc(model, 'int8 default')].sort((x, y) => x.relL2 - y.relL2);
-    return `${model}, ${best.scheme} (rel. L2 ${best.relL2.toFixed(4)}, ${(best.relL2 / seed.relL2).toFixed(3)} of the seed's)`;
+    return `${model}: ${best.scheme}, rel. L2 ${best.relL2.toFixed(4)} = ${(best.relL2 / seed.relL2).toFixed(3)} × the seed's`;
   });
   md.push('With inputs of their own, users can have both made and the better kept: `npx onnx-shrink model.onnx --scheme auto,channel ' +
           '--verify --input NAME=FILE` keeps the scheme whose outputs moved least on those inputs. The better of the two rows above: ' +
