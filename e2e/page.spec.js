@@ -156,7 +156,7 @@ test('check accuracy runs both models in onnxruntime-web', async ({ page }) => {
                                                             'the data given has 4096 (the model leaves some of its dimensions open: set its shape)', { timeout: 90_000 });
   await page.fill('#check-shape-1', '2x1x128');
   await page.click('#check-run');
-  await expect(page.locator('#check-status')).toContainText('Data from files for input, state, the rest random (4 samples)', { timeout: 90_000 });
+  await expect(page.locator('#check-status')).toContainText('Data from files for input, state (4 samples)', { timeout: 90_000 });
   const shrunk = path.join(work, 'silero.check.onnx');
   expect(spawnSync(native, [path.join(fixtures, 'silero_vad_v5.onnx'), '-o', shrunk, '-q']).status).toBe(0);
   const outputsOf = async (file) => {
@@ -182,6 +182,39 @@ test('check accuracy runs both models in onnxruntime-web', async ({ page }) => {
   await page.setInputFiles('#check-file-0', { name: 'short.f32', mimeType: 'application/octet-stream', buffer: zeros });
   await page.click('#check-run');
   await expect(page.locator('#check-status')).toContainText("input 'input' of shape [1, 512] and type float32 takes 2048 bytes per sample, the data given has 1024", { timeout: 90_000 });
+});
+
+test('compare schemes: each scheme checked on the same data, as the CLI finds, and one picked', async ({ page }) => {
+  const det = path.join(fixtures, corpus.det.file);
+  await shrinkOnPage(page, det);
+  await page.fill('#check-shape-0', '1x3x320x640');
+  await page.setInputFiles('#check-file-0', path.join(fixtures, 'det_x.bin'));
+  await page.click('#compare-run');
+  await expect(page.locator('#compare-table')).toBeVisible({ timeout: 150_000 });
+  await expect(page.locator('#check-status')).toContainText('Each scheme on data from files for x (1 sample)');
+  const rows = await page.locator('#compare-table tbody tr').evaluateAll((trs) => trs.map((tr) => [...tr.cells].map((td) => td.textContent)));
+  expect(rows.map((r) => r[0].split(' ')[0])).toEqual(['auto', 'channel', 'tensor']);
+  const errors = rows.map((r) => Number(r[3].split(' ')[0]));
+  // The same numbers as the CLI's (onnxruntime-node) for the same schemes on the same data.
+  const cli = spawnSync(process.execPath, [path.join(root, 'bindings', 'js', 'cli.js'), det, '-o', path.join(work, 'det.cli.onnx'), '--json',
+                                           '--scheme', 'auto,channel,tensor', '--verify', '--shape', 'x=1x3x320x640', '--input', `x=${path.join(fixtures, 'det_x.bin')}`],
+                        { encoding: 'utf8' });
+  expect(cli.status).toBe(0);
+  const expected = JSON.parse(cli.stdout).candidates.map((c) => c.outputs[0].relL2);
+  errors.forEach((e, i) => expect(Math.abs(e - expected[i])).toBeLessThan(0.01 * expected[i]));
+  // The row marked is the one with least error; "Use" makes it the result and keeps the table.
+  const best = errors.indexOf(Math.min(...errors));
+  expect(rows.filter((r) => r[0].includes('least error')).map((r) => r[0])).toEqual([`${rows[best][0]}`]);
+  const scheme = rows[best][0].split(' ')[0];
+  await page.click(`#compare-table button:has-text("Use ${scheme}")`);
+  await expect(page.locator('#status')).toHaveText('Done.', { timeout: 60_000 });
+  expect(await page.locator('#scheme').inputValue()).toBe(scheme);
+  await expect(page.locator('#compare-table')).toBeVisible();
+  expect(await page.locator('#check-shape-0').inputValue()).toBe('1x3x320x640');  // the check's inputs stay for the same model
+  const { file } = await saved(page);
+  const reference = path.join(work, `det.use-${scheme}.native.onnx`);
+  expect(spawnSync(native, [det, '-o', reference, '-q', '--scheme', scheme]).status).toBe(0);
+  expect(readFileSync(file).equals(readFileSync(reference))).toBe(true);
 });
 
 test('a corrupt file shows what is wrong, and a good file afterwards works', async ({ page }) => {

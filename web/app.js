@@ -191,9 +191,16 @@ function render() {
   if (!$('exclude').options.length) {
     for (const t of r.report.tensors) $('exclude').append(new Option(t.name, t.name));
   }
+  // A new result: its check is to be run again. The comparison of schemes stays when one of its
+  // schemes was picked, and the inputs set up for checks stay while the model is the same.
   $('check-table').hidden = true;
-  $('check-status').textContent = '';
-  renderCheckInputs();
+  if (!state.keepComparison) {
+    $('compare-table').hidden = true;
+    $('check-status').textContent = '';
+  }
+  state.keepComparison = false;
+  if (state.checkInputsFor !== state.files) renderCheckInputs();
+  state.checkInputsFor = state.files;
 }
 
 // Sizes as far as the worker has measured them ("measuring…" for the rest).
@@ -329,56 +336,127 @@ function saveData() {
   download(r.externalData, `${r.name}.shrunk.onnx.data`);
 }
 
-function checkAccuracy() {
-  const r = state.result;
-  if (!r) return;
+// Runs one job in a worker of its own: resolves with the first message `isFinal` accepts, rejects
+// on an error message or a failed worker; other messages go to `onMessage` (progress).
+function workerJob(script, message, isFinal, onMessage = () => {}) {
+  return new Promise((resolve, reject) => {
+    const worker = new Worker(new URL(script, import.meta.url), { type: 'module' });
+    const end = (f, x) => {
+      worker.terminate();
+      f(x);
+    };
+    worker.onmessage = ({ data }) => {
+      if (data.error !== undefined || data.type === 'error') end(reject, new Error(data.error ?? data.message));
+      else if (isFinal(data)) end(resolve, data);
+      else onMessage(data);
+    };
+    worker.onerror = (e) => end(reject, new Error(e.message || 'The worker failed.'));
+    worker.postMessage({ id: 1, ...message });
+  });
+}
+
+// Runs the original and `result` (a shrunk model of the page) in onnxruntime-web on `inputs`.
+function checkModel(result, inputs, onProgress) {
   const model = state.files.find((f) => /\.onnx$/i.test(f.name));
   const originalExternal = {};
   for (const f of state.files) if (f !== model) originalExternal[f.name] = f;
-  const shrunkExternal = r.externalData ? { [`${r.name}.shrunk.onnx.data`]: r.externalData } : {};
-  let inputs;
+  const shrunkExternal = result.externalData ? { [`${result.name}.shrunk.onnx.data`]: result.externalData } : {};
+  return workerJob('./check.js', { original: model, originalExternal, shrunk: result.model, shrunkExternal, inputs },
+                   (data) => data.outputs !== undefined, onProgress);
+}
+
+function tableRows(rows) {
+  return rows.map((cells) => {
+    const tr = document.createElement('tr');
+    for (const c of cells) {
+      const td = document.createElement('td');
+      td.append(c);
+      tr.append(td);
+    }
+    return tr;
+  });
+}
+
+const samplesText = (n) => `${n} sample${n === 1 ? '' : 's'}`;
+const inputsText = (inputs, samples) => {
+  const files = inputs.filter((input) => input.file).map((input) => input.name);
+  const random = inputs.some((input) => !input.file && input.value === undefined);
+  return files.length ? `data from files for ${files.join(', ')}${random ? ', the rest random' : ''} (${samplesText(samples)})`
+                      : `the same random inputs (${samplesText(samples)})`;
+};
+
+// The check buttons are off while a check runs; returns the inputs, or null (and says why).
+function beginCheck() {
   try {
-    inputs = checkInputs();
+    const inputs = checkInputs();
+    $('check-run').disabled = $('compare-run').disabled = true;
+    return inputs;
   } catch (e) {
     $('check-status').textContent = `Could not compare: ${e.message}`;
-    return;
+    return null;
   }
+}
+
+async function checkAccuracy() {
+  const r = state.result;
+  const inputs = r && beginCheck();
+  if (!inputs) return;
   $('check-status').textContent = 'Loading onnxruntime-web and running both models…';
-  $('check-run').disabled = true;
-  const worker = new Worker(new URL('./check.js', import.meta.url), { type: 'module' });
-  worker.onmessage = ({ data }) => {
-    if (data.done !== undefined) {
-      $('check-status').textContent = `Running both models: sample ${data.done} of ${data.samples}…`;
-      return;
-    }
-    worker.terminate();
-    $('check-run').disabled = false;
-    if (data.error) {
-      $('check-status').textContent = `Could not compare: ${data.error}`;
-      return;
-    }
-    const files = inputs.filter((input) => input.file).map((input) => input.name);
-    const samples = `${data.samples} sample${data.samples === 1 ? '' : 's'}`;
-    $('check-status').textContent = files.length ? `Data from files for ${files.join(', ')}, the rest random (${samples}); both models:`
-                                                 : `Same random inputs (${samples}), both models:`;
-    const tbody = $('check-table').querySelector('tbody');
-    tbody.replaceChildren(...data.outputs.map((o) => {
-      const tr = document.createElement('tr');
-      for (const c of [o.name, o.maxAbs.toExponential(3), o.meanAbs.toExponential(3), o.relL2.toExponential(3), o.cosine.toFixed(6)]) {
-        const td = document.createElement('td');
-        td.textContent = c;
-        tr.append(td);
-      }
-      return tr;
-    }));
+  try {
+    const data = await checkModel(r, inputs, (d) => ($('check-status').textContent = `Running both models: sample ${d.done} of ${d.samples}…`));
+    const text = inputsText(inputs, data.samples);
+    $('check-status').textContent = `${text[0].toUpperCase()}${text.slice(1)}; both models:`;
+    $('check-table').querySelector('tbody').replaceChildren(...tableRows(data.outputs.map((o) =>
+      [o.name, o.maxAbs.toExponential(3), o.meanAbs.toExponential(3), o.relL2.toExponential(3), o.cosine.toFixed(6)])));
     $('check-table').hidden = false;
-  };
-  worker.onerror = (e) => {
-    worker.terminate();
-    $('check-run').disabled = false;
+  } catch (e) {
     $('check-status').textContent = `Could not compare: ${e.message}`;
-  };
-  worker.postMessage({ id: 1, original: model, originalExternal, shrunk: r.model, shrunkExternal, inputs });
+  } finally {
+    $('check-run').disabled = $('compare-run').disabled = false;
+  }
+}
+
+// "Compare schemes": shrinks with each scheme of the mode and checks each on the same inputs (the
+// CLI's --scheme auto,channel,tensor --verify), one model at a time; "Use" makes one the result.
+async function compareSchemes() {
+  const inputs = state.result && beginCheck();
+  if (!inputs) return;
+  const mode = document.querySelector('input[name=mode]:checked').value;
+  const status = (text) => ($('check-status').textContent = text);
+  const rows = [];
+  try {
+    for (const [scheme] of SCHEMES[mode]) {
+      // The result, then its gzip size (palette results are for compressing).
+      let made = null;
+      const sized = await workerJob('./worker.js', { files: state.files, options: { ...options(), scheme } }, (d) => d.type === 'sizes', (d) => {
+        if (d.type === 'result') made = d;
+        else if (d.type === 'progress') status(`Scheme ${scheme}: ${d.stage}… ${Math.round(100 * d.fraction)} %`);
+      });
+      const checked = await checkModel(made, inputs, (d) => status(`Scheme ${scheme}: sample ${d.done} of ${d.samples}…`));
+      const worst = checked.outputs.reduce((w, o) => (o.relL2 > w.relL2 || Number.isNaN(o.relL2) ? o : w));
+      rows.push({ scheme, raw: sized.sizes.shrunk.raw, gzip: sized.sizes.shrunk.gzip, worst, samples: checked.samples });
+    }
+  } catch (e) {
+    status(`Could not compare: ${e.message}`);
+    return;
+  } finally {
+    $('check-run').disabled = $('compare-run').disabled = false;
+  }
+  const best = rows.reduce((b, r) => (r.worst.relL2 < b.worst.relL2 ? r : b));
+  status(`Each scheme on ${inputsText(inputs, rows[0].samples)}:`);
+  $('compare-table').querySelector('tbody').replaceChildren(...tableRows(rows.map((r) => {
+    const use = document.createElement('button');
+    use.type = 'button';
+    use.textContent = `Use ${r.scheme}`;
+    use.addEventListener('click', () => {
+      $('scheme').value = r.scheme;
+      state.keepComparison = true;
+      start();
+    });
+    return [r.scheme + (r === best ? ' (least error)' : ''), formatBytes(r.raw), formatBytes(r.gzip),
+            `${r.worst.relL2.toExponential(3)} (${r.worst.name})`, use];
+  })));
+  $('compare-table').hidden = false;
 }
 
 // --- wiring ------------------------------------------------------------------------------------
@@ -430,6 +508,7 @@ function init() {
   $('save').addEventListener('click', save);
   $('save-data').addEventListener('click', saveData);
   $('check-run').addEventListener('click', checkAccuracy);
+  $('compare-run').addEventListener('click', compareSchemes);
   for (const id of ['price', 'downloads', 'served']) persist(id);
   $('served').addEventListener('change', renderCost);
   for (const b of $('tensors').querySelectorAll('button[data-sort]')) {

@@ -473,7 +473,8 @@ function printTable(rows, a) {
     if (!r.verify) continue;
     const files = Object.keys(a.inputFiles);
     const samples = `${r.samples} sample${r.samples === 1 ? '' : 's'}`;
-    const given = files.length ? `inputs from files: ${files.join(', ')}; others seeded random; ${samples}` : `seeded random inputs; ${samples}`;
+    const random = r.report.model.inputs.some((i) => a.inputFiles[i.name] === undefined && a.values[i.name] === undefined);
+    const given = files.length ? `inputs from files: ${files.join(', ')}${random ? '; others seeded random' : ''}; ${samples}` : `seeded random inputs; ${samples}`;
     if (r.candidates) {
       console.log(`schemes for ${path.basename(r.output)} (onnxruntime-node, ${given}):`);
       for (const c of r.candidates) {
