@@ -189,6 +189,12 @@ test('compare schemes: each scheme checked on the same data, as the CLI finds, a
   await shrinkOnPage(page, det);
   await page.fill('#check-shape-0', '1x3x320x640');
   await page.setInputFiles('#check-file-0', path.join(fixtures, 'det_x.bin'));
+  // "Stop" ends a comparison under way.
+  await page.click('#compare-run');
+  await page.click('#check-stop');
+  await expect(page.locator('#check-status')).toHaveText('Stopped.');
+  await expect(page.locator('#compare-run')).toBeEnabled();
+  await expect(page.locator('#check-stop')).toBeHidden();
   await page.click('#compare-run');
   await expect(page.locator('#compare-table')).toBeVisible({ timeout: 150_000 });
   await expect(page.locator('#check-status')).toContainText('Each scheme on data from files for x (1 sample)');

@@ -338,13 +338,19 @@ function saveData() {
 
 // Runs one job in a worker of its own: resolves with the first message `isFinal` accepts, rejects
 // on an error message or a failed worker; other messages go to `onMessage` (progress).
+// "Stop" ends every job at once.
+const checkJobs = new Set();
+
 function workerJob(script, message, isFinal, onMessage = () => {}) {
   return new Promise((resolve, reject) => {
     const worker = new Worker(new URL(script, import.meta.url), { type: 'module' });
     const end = (f, x) => {
       worker.terminate();
+      checkJobs.delete(stop);
       f(x);
     };
+    const stop = () => end(reject, Object.assign(new Error('Stopped.'), { stopped: true }));
+    checkJobs.add(stop);
     worker.onmessage = ({ data }) => {
       if (data.error !== undefined || data.type === 'error') end(reject, new Error(data.error ?? data.message));
       else if (isFinal(data)) end(resolve, data);
@@ -385,11 +391,16 @@ const inputsText = (inputs, samples) => {
                       : `the same random inputs (${samplesText(samples)})`;
 };
 
+function setChecking(busy) {
+  $('check-run').disabled = $('compare-run').disabled = busy;
+  $('check-stop').hidden = !busy;
+}
+
 // The check buttons are off while a check runs; returns the inputs, or null (and says why).
 function beginCheck() {
   try {
     const inputs = checkInputs();
-    $('check-run').disabled = $('compare-run').disabled = true;
+    setChecking(true);
     return inputs;
   } catch (e) {
     $('check-status').textContent = `Could not compare: ${e.message}`;
@@ -410,9 +421,9 @@ async function checkAccuracy() {
       [o.name, o.maxAbs.toExponential(3), o.meanAbs.toExponential(3), o.relL2.toExponential(3), o.cosine.toFixed(6)])));
     $('check-table').hidden = false;
   } catch (e) {
-    $('check-status').textContent = `Could not compare: ${e.message}`;
+    $('check-status').textContent = e.stopped ? e.message : `Could not compare: ${e.message}`;
   } finally {
-    $('check-run').disabled = $('compare-run').disabled = false;
+    setChecking(false);
   }
 }
 
@@ -437,10 +448,10 @@ async function compareSchemes() {
       rows.push({ scheme, raw: sized.sizes.shrunk.raw, gzip: sized.sizes.shrunk.gzip, worst, samples: checked.samples });
     }
   } catch (e) {
-    status(`Could not compare: ${e.message}`);
+    status(e.stopped ? e.message : `Could not compare: ${e.message}`);
     return;
   } finally {
-    $('check-run').disabled = $('compare-run').disabled = false;
+    setChecking(false);
   }
   const best = rows.reduce((b, r) => (r.worst.relL2 < b.worst.relL2 ? r : b));
   status(`Each scheme on ${inputsText(inputs, rows[0].samples)}:`);
@@ -509,6 +520,7 @@ function init() {
   $('save-data').addEventListener('click', saveData);
   $('check-run').addEventListener('click', checkAccuracy);
   $('compare-run').addEventListener('click', compareSchemes);
+  $('check-stop').addEventListener('click', () => [...checkJobs].forEach((stop) => stop()));
   for (const id of ['price', 'downloads', 'served']) persist(id);
   $('served').addEventListener('change', renderCost);
   for (const b of $('tensors').querySelectorAll('button[data-sort]')) {
