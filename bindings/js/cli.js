@@ -42,6 +42,9 @@ const USAGE = `usage: onnx-shrink IN.onnx [IN2.onnx | FOLDER ...] [options]
                             type (its shape as declared or given by --shape), one sample or
                             several back to back; real inputs tell far more about accuracy than
                             random ones
+  --feed-back OUT=IN        with --verify: from the second sample on, each model gets its own
+                            output OUT of the sample before as input IN (a streaming model's
+                            state, e.g. --feed-back stateN=state), as it runs in use
   --quiet                   print only errors
   -h, --help, --version
 `;
@@ -50,7 +53,7 @@ class UsageError extends Error {}
 
 function parse(argv) {
   const a = { inputs: [], options: {}, schemes: [], output: null, report: null, inspect: false, expand: false, json: false, verify: false,
-              absTol: null, meanTol: null, dim: 1, shapes: {}, values: {}, inputFiles: {}, quiet: false };
+              absTol: null, meanTol: null, dim: 1, shapes: {}, values: {}, inputFiles: {}, feedBack: {}, quiet: false };
   const numeric = (flag, v) => {
     if (!/^\d+$/.test(v ?? '')) throw new UsageError(`${flag} needs a whole number, not '${v}'`);
     return Number(v);
@@ -111,6 +114,12 @@ function parse(argv) {
         a.inputFiles[m[1]] = m[2];
         break;
       }
+      case '--feed-back': {
+        const m = /^([^=]+)=(.+)$/.exec(value());
+        if (!m) throw new UsageError(`--feed-back takes OUTPUT=INPUT, e.g. stateN=state`);
+        a.feedBack[m[2]] = m[1];
+        break;
+      }
       case '-q': case '--quiet': a.quiet = true; break;
       default:
         if (arg.startsWith('-')) throw new UsageError(`unknown option ${arg}`);
@@ -118,6 +127,12 @@ function parse(argv) {
     }
   }
   if (!a.printVersion && a.inputs.length === 0) throw new UsageError('no input model');
+  const verifyOnly = [['--input', Object.keys(a.inputFiles).length], ['--feed-back', Object.keys(a.feedBack).length],
+                      ['--shape', Object.keys(a.shapes).length], ['--value', Object.keys(a.values).length],
+                      ['--abs-tol', a.absTol !== null], ['--mean-tol', a.meanTol !== null]].filter(([, given]) => given);
+  if (verifyOnly.length && !a.verify) {
+    throw new UsageError(`${verifyOnly.map(([flag]) => flag).join(', ')} ${verifyOnly.length === 1 ? 'needs' : 'need'} --verify`);
+  }
   if (a.schemes.length === 1) a.options.scheme = a.schemes[0];
   if (a.schemes.length > 1 && (!a.verify || a.inspect || a.expand)) {
     throw new UsageError('a list of schemes needs --verify to choose by (best with --input data), and no --inspect or --expand');
@@ -403,7 +418,19 @@ async function verify(original, shrunk, { inputs, samples }, a) {
   for (const file of shrunk) {
     const session = await open(file, 'shrunk');
     const comparison = new OutputComparison();
-    for (const feeds of sampleFeeds(ort.Tensor, inputs)) comparison.add(await runOn(reference, feeds, 'original'), await runOn(session, feeds, 'shrunk'));
+    // With --feed-back, each model carries its own outputs into its next sample's inputs.
+    let expected = null, actual = null;
+    const carried = (feeds, previous) => {
+      if (!previous) return feeds;
+      const next = { ...feeds };
+      for (const [input, output] of Object.entries(a.feedBack)) next[input] = previous[output];
+      return next;
+    };
+    for (const feeds of sampleFeeds(ort.Tensor, inputs)) {
+      expected = await runOn(reference, carried(feeds, expected), 'original');
+      actual = await runOn(session, carried(feeds, actual), 'shrunk');
+      comparison.add(expected, actual);
+    }
     await session.release?.();
     comparisons.push(comparison);
   }
@@ -415,6 +442,14 @@ async function verify(original, shrunk, { inputs, samples }, a) {
 // The inputs --verify feeds the model of `report` (see verifyInputs), and how many samples.
 function verifyFeeds(report, a) {
   try {
+    for (const [input, output] of Object.entries(a.feedBack)) {
+      if (!report.model.outputs.some((o) => o.name === output)) {
+        throw new Error(`the model has no output '${output}' to feed back (its outputs: ${report.model.outputs.map((o) => o.name).join(', ')})`);
+      }
+      if (!report.model.inputs.some((i) => i.name === input)) {
+        throw new Error(`the model has no input '${input}' to feed '${output}' back into (its inputs: ${report.model.inputs.map((i) => i.name).join(', ')})`);
+      }
+    }
     const inputs = verifyInputs(report.model.inputs, a.dim, a.shapes, a.values, a.inputFiles);
     return { inputs, samples: sampleCount(inputs) };
   } catch (e) {
@@ -474,7 +509,9 @@ function printTable(rows, a) {
     const files = Object.keys(a.inputFiles);
     const samples = `${r.samples} sample${r.samples === 1 ? '' : 's'}`;
     const random = r.report.model.inputs.some((i) => a.inputFiles[i.name] === undefined && a.values[i.name] === undefined);
-    const given = files.length ? `inputs from files: ${files.join(', ')}${random ? '; others seeded random' : ''}; ${samples}` : `seeded random inputs; ${samples}`;
+    const fed = Object.entries(a.feedBack).map(([input, output]) => `; ${output} fed back as ${input}`).join('');
+    const given = (files.length ? `inputs from files: ${files.join(', ')}${random ? '; others seeded random' : ''}` : 'seeded random inputs') +
+                  `; ${samples}${fed}`;
     if (r.candidates) {
       console.log(`schemes for ${path.basename(r.output)} (onnxruntime-node, ${given}):`);
       for (const c of r.candidates) {

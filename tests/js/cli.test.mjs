@@ -149,6 +149,36 @@ test('--verify --input: a file of several samples runs each; the counts must agr
   assert.match(guessed.stderr, /input 'input' of shape \[1, 1\] .* leaves some of its dimensions open: set its shape/);
 });
 
+test('--verify --feed-back: a streaming model carries its state, and the error is the one the corpus benchmark measures', async () => {
+  const dir = workspace();
+  const input = path.join(dir, 'silero.onnx');
+  const speech = readFileSync(path.join(fixtures, 'speech.bin'));
+  writeFileSync(path.join(dir, 'speech.f32'), speech.subarray(0, 208 * 2048));
+  const args = [input, '--verify', '--shape', 'input=1x512', '--shape', 'state=2x1x128', '--value', 'sr=16000', '--value', 'state=0',
+                '--input', `input=${path.join(dir, 'speech.f32')}`];
+  const streamed = run(...args, '--feed-back', 'stateN=state');
+  assert.equal(streamed.status, 0, streamed.stderr);
+  assert.match(streamed.stdout, /208 samples; stateN fed back as state\)/);
+  const rel = (out) => Number(/output: .*rel\. L2 ([\d.e+-]+)/.exec(out)[1]);
+  // bench/corpus.mjs streams the same 208 chunks through each model in onnxruntime-node.
+  const ort = (await import('onnxruntime-node')).default;
+  const { corpus, compare } = await import('../../bench/corpus.mjs');
+  const reference = await corpus.silero.run(ort, readFileSync(input));
+  const shrunk = await corpus.silero.run(ort, readFileSync(path.join(dir, 'silero.shrunk.onnx')));
+  const expected = compare(reference, shrunk, 0.5).relL2;
+  assert.ok(Math.abs(rel(streamed.stdout) - expected) < 1e-3 * expected, `${rel(streamed.stdout)} against ${expected}`);
+  // Each chunk from a zero state instead gives another error.
+  const separate = run(...args);
+  assert.equal(separate.status, 0, separate.stderr);
+  assert.notEqual(rel(separate.stdout), rel(streamed.stdout));
+  const unknown = run(...args, '--feed-back', 'state=stateN');
+  assert.equal(unknown.status, 2);
+  assert.match(unknown.stderr, /the model has no output 'state' to feed back \(its outputs: output, stateN\)/);
+  const alone = run(input, '--feed-back', 'stateN=state');
+  assert.equal(alone.status, 2);
+  assert.match(alone.stderr, /--feed-back needs --verify/);
+});
+
 test('--scheme with a list and --verify: makes each, keeps the one whose outputs moved least', () => {
   const dir = workspace();
   const det = path.join(dir, 'models', 'nested', 'det.onnx');
