@@ -178,6 +178,21 @@ test('check accuracy runs both models in onnxruntime-web', async ({ page }) => {
   expect(realError).not.toBe(randomError);
   expect(Math.abs(realError - expected)).toBeLessThan(0.01 * expected + 1e-6);
 
+  // Streamed as in use: all 208 chunks, the state starting at zero and then fed back from each
+  // model's own stateN. The error is the one bench/corpus.mjs measures in onnxruntime-node.
+  await page.setInputFiles('#check-file-0', { name: 'speech.f32', mimeType: 'application/octet-stream',
+                                              buffer: readFileSync(path.join(fixtures, 'speech.bin')).subarray(0, 208 * 2048) });
+  await page.setInputFiles('#check-file-1', []);
+  await page.fill('#check-value-1', '0');
+  await page.selectOption('#check-feed-1', 'stateN');
+  await page.click('#check-run');
+  await expect(page.locator('#check-status')).toContainText('Data from files for input (208 samples)', { timeout: 90_000 });
+  const streamed = compare(await corpus.silero.run(ort, readFileSync(path.join(fixtures, 'silero_vad_v5.onnx'))),
+                           await corpus.silero.run(ort, readFileSync(shrunk)), 0.5).relL2;
+  expect(Math.abs(await relL2() - streamed)).toBeLessThan(0.01 * streamed);
+  await page.selectOption('#check-feed-1', '');
+  await page.fill('#check-value-1', '');
+
   // Data of the wrong size is named, with what the input takes.
   await page.setInputFiles('#check-file-0', { name: 'short.f32', mimeType: 'application/octet-stream', buffer: zeros });
   await page.click('#check-run');

@@ -244,10 +244,16 @@ function renderCheckInputs() {
     data.type = 'file';
     data.id = `check-file-${i}`;
     data.setAttribute('aria-label', `Data file of ${input.name}`);
-    const cells = [name, type, document.createElement('td'), document.createElement('td'), document.createElement('td')];
+    // A streaming model's state: from the second sample on, this input is the model's own output.
+    const feedBack = document.createElement('select');
+    feedBack.id = `check-feed-${i}`;
+    feedBack.setAttribute('aria-label', `Output fed back into ${input.name}`);
+    feedBack.append(new Option('–', ''), ...state.result.report.model.outputs.map((o) => new Option(o.name, o.name)));
+    const cells = [name, type, ...Array.from({ length: 4 }, () => document.createElement('td'))];
     cells[2].append(shape);
     cells[3].append(value);
     cells[4].append(data);
+    cells[5].append(feedBack);
     tr.append(...cells);
     return tr;
   }));
@@ -262,7 +268,7 @@ function checkInputs() {
     const file = $(`check-file-${i}`).files[0];
     // A shape left as filled in for open dimensions (as 1) is a guess: its data must be one sample.
     const guessed = !$(`check-shape-${i}`).dataset.edited && (input.shape ?? []).some((d) => !(typeof d === 'number' && d >= 0));
-    return { ...input, shape, guessed, value: value === '' ? undefined : Number(value), file };
+    return { ...input, shape, guessed, value: value === '' ? undefined : Number(value), file, feedBack: $(`check-feed-${i}`).value || undefined };
   });
 }
 

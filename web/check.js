@@ -1,8 +1,9 @@
 // "Check accuracy": runs the original and the shrunk model in onnxruntime-web (served from this
 // site) on the same inputs (the user's data files, one sample or several back to back, or seeded
-// random values of the declared shapes), and compares the outputs over all samples.
+// random values of the declared shapes; from the second sample on, an input can be a model's own
+// output of the sample before), and compares the outputs over all samples.
 import * as ort from './vendor/ort/ort.wasm.min.mjs';
-import { sampleCount, sampleFeeds, OutputComparison } from './vendor/onnx-shrink/bindings/js/verify.js';
+import { sampleCount, sampleFeeds, carryOver, OutputComparison } from './vendor/onnx-shrink/bindings/js/verify.js';
 
 ort.env.wasm.wasmPaths = new URL('./vendor/ort/', import.meta.url).href;
 ort.env.wasm.numThreads = 1;
@@ -26,15 +27,17 @@ self.onmessage = async (event) => {
     const reference = await session(bytes, external);
     const candidate = await session(new Uint8Array(await shrunk.arrayBuffer()), shrunkExternal);
     const comparison = new OutputComparison();
-    let done = 0;
+    // Inputs given back from an output: each model gets its own output of the sample before.
+    const feedBack = Object.fromEntries(inputs.filter((input) => input.feedBack).map((input) => [input.name, input.feedBack]));
+    let done = 0, a = null, b = null;
     for (const feeds of sampleFeeds(ort.Tensor, inputs)) {
-      let a;
       try {
-        a = await reference.run(feeds);
+        a = await reference.run(carryOver(feeds, a, feedBack));
       } catch (e) {
         throw new Error(`the original model does not run on these inputs (set their shapes and values above): ${e.message}`);
       }
-      comparison.add(a, await candidate.run(feeds));
+      b = await candidate.run(carryOver(feeds, b, feedBack));
+      comparison.add(a, b);
       if (samples > 1) self.postMessage({ id, done: ++done, samples });
     }
     self.postMessage({ id, outputs: comparison.results(), samples });

@@ -7,7 +7,7 @@ import { existsSync, mkdirSync, openSync, closeSync, readFileSync, renameSync, r
 import path from 'node:path';
 import { createGzip } from 'node:zlib';
 import { shrink, inspect, expand, version, fileSource, OnnxShrinkError } from './index.node.js';
-import { sampleCount, sampleFeeds, OutputComparison } from './verify.js';
+import { sampleCount, sampleFeeds, carryOver, OutputComparison } from './verify.js';
 
 const USAGE = `usage: onnx-shrink IN.onnx [IN2.onnx | FOLDER ...] [options]
 
@@ -420,15 +420,9 @@ async function verify(original, shrunk, { inputs, samples }, a) {
     const comparison = new OutputComparison();
     // With --feed-back, each model carries its own outputs into its next sample's inputs.
     let expected = null, actual = null;
-    const carried = (feeds, previous) => {
-      if (!previous) return feeds;
-      const next = { ...feeds };
-      for (const [input, output] of Object.entries(a.feedBack)) next[input] = previous[output];
-      return next;
-    };
     for (const feeds of sampleFeeds(ort.Tensor, inputs)) {
-      expected = await runOn(reference, carried(feeds, expected), 'original');
-      actual = await runOn(session, carried(feeds, actual), 'shrunk');
+      expected = await runOn(reference, carryOver(feeds, expected, a.feedBack), 'original');
+      actual = await runOn(session, carryOver(feeds, actual, a.feedBack), 'shrunk');
       comparison.add(expected, actual);
     }
     await session.release?.();

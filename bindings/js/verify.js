@@ -78,6 +78,16 @@ export function* sampleFeeds(Tensor, inputs) {
   }
 }
 
+// A sample's feeds for a model that takes some of its own outputs of the sample before as inputs
+// (a streaming model's state): `feedBack` maps input names to output names, `previous` is the
+// model's results for the sample before (null for the first sample, which keeps its feeds).
+export function carryOver(feeds, previous, feedBack) {
+  if (!previous) return feeds;
+  const next = { ...feeds };
+  for (const [input, output] of Object.entries(feedBack)) next[input] = previous[output];
+  return next;
+}
+
 // How far each output of a model moved from the original's, over any number of samples: `add`
 // the original's results and the other model's for each sample, then `results()` gives per output
 // the max and mean absolute difference, the cosine of the two, and the relative L2 error
