@@ -54,6 +54,8 @@ test('tsc --strict accepts code using every exported type', () => {
     import type { ErrorCode, Reader, Input, Mode, Scheme, Form, ExternalDataMode, Stage, ShrinkOptions, ValueInfo,
                   TensorReport, OpsetChange, Report, ShrinkResult, Env, FileSource } from 'onnx-shrink';
     import onnxShrink, { createOnnxTransform } from 'onnx-shrink/vite';
+    import { sampleCount, sampleFeeds, carryOver, OutputComparison } from 'onnx-shrink/verify';
+    import type { InputSpec, OutputError } from 'onnx-shrink/verify';
     import type { OnnxPluginOptions } from 'onnx-shrink/vite';
     const mode: Mode = 'palette', scheme: Scheme = 'auto', form: Form = 'fold', ext: ExternalDataMode = 'auto';
     const options: ShrinkOptions = { mode, scheme, form, externalData: ext, levels: 256, exclude: ['w'],
@@ -79,6 +81,17 @@ test('tsc --strict accepts code using every exported type', () => {
       const plugin = onnxShrink(pluginOptions);
       const hook = createOnnxTransform(pluginOptions);
       const out: Uint8Array | null = await hook('a.onnx', plain);
+      class Tensor { constructor(readonly type: string, readonly data: Float32Array, readonly dims: readonly number[]) {} }
+      const specs: InputSpec[] = [{ name: 'x', dtype: 'float32', shape: [2], bytes: new Uint8Array(16) }];
+      const comparison = new OutputComparison();
+      let previous: Record<string, Tensor> | null = null;
+      for (const feeds of sampleFeeds(Tensor, specs)) {
+        const next: Record<string, Tensor> = carryOver(feeds, previous, { x: 'x' });
+        comparison.add(next, next);
+        previous = next;
+      }
+      const errors: OutputError[] = comparison.results();
+      console.log(sampleCount(specs), errors[0].relL2);
       console.log(tensors.length, inputs.length, changes.length, again.summary, v, plugin.name, out?.byteLength);
     }
     void main();`);
@@ -86,6 +99,29 @@ test('tsc --strict accepts code using every exported type', () => {
     ['--strict', '--noEmit', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--target', 'es2022', '--lib', 'es2022,dom', 'types.ts'],
     { cwd: app, encoding: 'utf8' });
   assert.equal(tsc.status, 0, tsc.stdout + tsc.stderr);
+});
+
+test('onnx-shrink/verify from the installed package: samples, state carried over, errors', () => {
+  writeFileSync(path.join(app, 'verify.mjs'), `
+    import { sampleCount, sampleFeeds, carryOver, OutputComparison } from 'onnx-shrink/verify';
+    class Tensor { constructor(type, data, dims) { Object.assign(this, { type, data, dims }); } }
+    const inputs = [{ name: 'x', dtype: 'float32', shape: [2], bytes: new Uint8Array(new Float32Array([1, 2, 3, 4, 5, 6]).buffer) },
+                    { name: 'h', dtype: 'float32', shape: [2], value: 0 }];
+    // A "model" y = x + h, h' = y, and a copy of it that is off by 1 % on every value.
+    const step = (feeds, k) => { const y = feeds.x.data.map((v, i) => k * (v + feeds.h.data[i])); return { y: new Tensor('float32', y, [2]), h: new Tensor('float32', y, [2]) }; };
+    const comparison = new OutputComparison();
+    let a = null, b = null;
+    for (const feeds of sampleFeeds(Tensor, inputs)) {
+      a = step(carryOver(feeds, a, { h: 'h' }), 1);
+      b = step(carryOver(feeds, b, { h: 'h' }), 1.01);
+      comparison.add(a, b);
+    }
+    console.log(JSON.stringify({ samples: sampleCount(inputs), last: Array.from(a.y.data), results: comparison.results() }));`);
+  const out = JSON.parse(execFileSync(process.execPath, ['verify.mjs'], { cwd: app, encoding: 'utf8' }));
+  assert.equal(out.samples, 3);
+  assert.deepEqual(out.last, [9, 12]);  // 1+3+5 and 2+4+6: the state was carried over
+  const y = out.results.find((r) => r.name === 'y');
+  assert.ok(y.relL2 > 0.01 && y.relL2 < 0.04, JSON.stringify(y));  // the copy's 1 % compounds through its own state
 });
 
 test('a fresh Vite 7 project builds with the plugin and emits the shrunk models', async () => {

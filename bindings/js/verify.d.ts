@@ -1,0 +1,66 @@
+// onnx-shrink/verify: the accuracy check of the CLI's --verify and the page's "Check accuracy",
+// for running with onnxruntime (node or web) in your own tests.
+//
+//   import * as ort from 'onnxruntime-node';
+//   import { sampleFeeds, carryOver, OutputComparison } from 'onnx-shrink/verify';
+//   const inputs = [{ name: 'input', dtype: 'float32', shape: [1, 512], bytes: readFileSync('chunks.f32') },
+//                   { name: 'state', dtype: 'float32', shape: [2, 1, 128], value: 0 },
+//                   { name: 'sr', dtype: 'int64', shape: [], value: 16000 }];
+//   const comparison = new OutputComparison();
+//   let a = null, b = null;
+//   for (const feeds of sampleFeeds(ort.Tensor, inputs)) {
+//     a = await original.run(carryOver(feeds, a, { state: 'stateN' }));
+//     b = await shrunk.run(carryOver(feeds, b, { state: 'stateN' }));
+//     comparison.add(a, b);
+//   }
+//   console.log(comparison.results());   // [{ name: 'output', relL2: 0.0073, ... }, ...]
+
+/** Input types whose values can be read from bytes or made up. */
+export type InputType = 'float32' | 'float64' | 'int64' | 'int32' | 'bool';
+
+/** One model input to feed. */
+export interface InputSpec {
+  name: string;
+  dtype: InputType | string;
+  shape: number[];
+  /** Fill every value with this number (instead of random values). */
+  value?: number;
+  /** Real data: raw little-endian values of `dtype`, one sample of `shape` or several back to back. */
+  bytes?: Uint8Array;
+  /** The shape was guessed (the model leaves dimensions open): `bytes` must then hold exactly one sample. */
+  guessed?: boolean;
+}
+
+/** How many samples the inputs' data hold (1 when none has data); throws an Error saying what does not fit. */
+export function sampleCount(inputs: InputSpec[]): number;
+
+/**
+ * The feeds of each sample: data from `bytes`, `value`s, otherwise seeded random values (standard
+ * normal floats, integers 0..7), the same on every run and in every JS engine.
+ * `Tensor` is onnxruntime's Tensor class (onnxruntime-node or onnxruntime-web).
+ */
+export function sampleFeeds<T>(Tensor: new (type: any, data: any, dims: readonly number[]) => T, inputs: InputSpec[]): Generator<Record<string, T>>;
+
+/**
+ * A sample's feeds for a model that takes its own outputs of the sample before as inputs (a
+ * streaming model's state). `feedBack` maps input names to output names; `previous` is the model's
+ * results for the sample before, or null for the first sample (whose feeds are kept).
+ */
+export function carryOver<T>(feeds: Record<string, T>, previous: Record<string, T> | null, feedBack: Record<string, string>): Record<string, T>;
+
+/** How far one output moved, over every sample's values together. */
+export interface OutputError {
+  name: string;
+  maxAbs: number;
+  meanAbs: number;
+  /** |b - a| / |a| */
+  relL2: number;
+  cosine: number;
+}
+
+/** Accumulates how far a model's outputs moved from the original's, sample by sample. */
+export class OutputComparison {
+  /** `a`: the original's results for one sample; `b`: the other model's, by output name. */
+  add(a: Record<string, { data: ArrayLike<number | bigint> }>, b: Record<string, { data: ArrayLike<number | bigint> }>): void;
+  results(): OutputError[];
+}
