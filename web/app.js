@@ -367,11 +367,12 @@ function workerJob(script, message, isFinal, onMessage = () => {}) {
   });
 }
 
-// Runs the original and `result` (a shrunk model of the page) in onnxruntime-web on `inputs`.
-function checkModel(result, inputs, onProgress) {
-  const model = state.files.find((f) => /\.onnx$/i.test(f.name));
+// Runs the original (`files`, as dropped) and `result` (a shrunk model of them) in
+// onnxruntime-web on `inputs`.
+function checkModel(files, result, inputs, onProgress) {
+  const model = files.find((f) => /\.onnx$/i.test(f.name));
   const originalExternal = {};
-  for (const f of state.files) if (f !== model) originalExternal[f.name] = f;
+  for (const f of files) if (f !== model) originalExternal[f.name] = f;
   const shrunkExternal = result.externalData ? { [`${result.name}.shrunk.onnx.data`]: result.externalData } : {};
   return workerJob('./check.js', { original: model, originalExternal, shrunk: result.model, shrunkExternal, inputs },
                    (data) => data.outputs !== undefined, onProgress);
@@ -420,7 +421,11 @@ async function checkAccuracy() {
   if (!inputs) return;
   $('check-status').textContent = 'Loading onnxruntime-web and running both models…';
   try {
-    const data = await checkModel(r, inputs, (d) => ($('check-status').textContent = `Running both models: sample ${d.done} of ${d.samples}…`));
+    const data = await checkModel(state.files, r, inputs, (d) => ($('check-status').textContent = `Running both models: sample ${d.done} of ${d.samples}…`));
+    if (r !== state.result) {  // a newer result came meanwhile: its check is to be run again
+      $('check-status').textContent = '';
+      return;
+    }
     const text = inputsText(inputs, data.samples);
     $('check-status').textContent = `${text[0].toUpperCase()}${text.slice(1)}; both models:`;
     $('check-table').querySelector('tbody').replaceChildren(...tableRows(data.outputs.map((o) =>
@@ -440,16 +445,17 @@ async function compareSchemes() {
   if (!inputs) return;
   const mode = document.querySelector('input[name=mode]:checked').value;
   const status = (text) => ($('check-status').textContent = text);
+  const files = state.files;  // the model compared, even if another is dropped meanwhile
   const rows = [];
   try {
     for (const [scheme] of SCHEMES[mode]) {
       // The result, then its gzip size (palette results are for compressing).
       let made = null;
-      const sized = await workerJob('./worker.js', { files: state.files, options: { ...options(), scheme } }, (d) => d.type === 'sizes', (d) => {
+      const sized = await workerJob('./worker.js', { files, options: { ...options(), scheme } }, (d) => d.type === 'sizes', (d) => {
         if (d.type === 'result') made = d;
         else if (d.type === 'progress') status(`Scheme ${scheme}: ${d.stage}… ${Math.round(100 * d.fraction)} %`);
       });
-      const checked = await checkModel(made, inputs, (d) => status(`Scheme ${scheme}: sample ${d.done} of ${d.samples}…`));
+      const checked = await checkModel(files, made, inputs, (d) => status(`Scheme ${scheme}: sample ${d.done} of ${d.samples}…`));
       const worst = checked.outputs.reduce((w, o) => (o.relL2 > w.relL2 || Number.isNaN(o.relL2) ? o : w));
       rows.push({ scheme, raw: sized.sizes.shrunk.raw, gzip: sized.sizes.shrunk.gzip, worst, samples: checked.samples });
     }
@@ -458,6 +464,10 @@ async function compareSchemes() {
     return;
   } finally {
     setChecking(false);
+  }
+  if (files !== state.files) {  // another model was dropped meanwhile
+    status('');
+    return;
   }
   const best = rows.reduce((b, r) => (r.worst.relL2 < b.worst.relL2 ? r : b));
   status(`Each scheme on ${inputsText(inputs, rows[0].samples)}:`);
