@@ -351,7 +351,7 @@ async function shrinkTo(source, output, options, tag) {
   // The model goes to its file as the engine writes it (never whole in memory), and through gzip
   // for the summary's column up to 64 MB: gzip runs at about 40 MB/s, and the chunks it has not
   // taken yet wait in memory.
-  const gzip = gzipCounter(64e6);
+  const gzip = gzipCounter(64e6), dataGzip = gzipCounter(64e6);
   const run = { scheme: options.scheme, model: new TempFile(output, tag), externalFile: null };
   try {
     const result = await shrink(source, {
@@ -364,6 +364,7 @@ async function shrinkTo(source, output, options, tag) {
       onExternalData: (chunk) => {
         if (!run.externalFile) run.externalFile = new TempFile(path.join(path.dirname(output), location), tag);
         run.externalFile.write(chunk);
+        dataGzip.write(chunk);
       },
     });
     run.report = result.report;
@@ -373,7 +374,9 @@ async function shrinkTo(source, output, options, tag) {
     throw e;
   }
   run.size = run.model.size + (run.externalFile ? run.externalFile.size : 0);
-  run.gzipSize = gzip.size();
+  // The gzip size of everything written (model and data file), or null past the limit.
+  run.gzipSize = Promise.all([gzip.size(), dataGzip.size()])
+    .then(([model, data]) => (model === null || data === null ? null : model + (run.externalFile ? data : 0)));
   run.commit = () => {
     run.model.commit();
     run.externalFile?.commit();
