@@ -80,7 +80,7 @@ function parse(argv) {
       case '--mode': a.options.mode = choice(arg, value(), ['int8', 'palette']); break;
       case '--levels': a.options.levels = numeric(arg, value()); break;
       case '--block': a.options.block = numeric(arg, value()); break;
-      case '--scheme': a.schemes = list(value()).map((v) => choice(arg, v, ['auto', 'channel', 'tensor', 'kmeans', 'uniform'])); break;
+      case '--scheme': a.schemes = [...new Set(list(value()).map((v) => choice(arg, v, ['auto', 'channel', 'tensor', 'kmeans', 'uniform'])))]; break;
       case '--form': a.options.form = choice(arg, value(), ['fold', 'dq']); break;
       case '--min-elements': a.options.minElements = numeric(arg, value()); break;
       case '--exclude': a.options.exclude = list(value()); break;

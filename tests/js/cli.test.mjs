@@ -203,6 +203,9 @@ test('--scheme with a list and --verify: makes each, keeps the one whose outputs
   assert.equal(alone.status, 0, alone.stderr);
   assert.equal(sha(shrunk), sha(path.join(dir, 'alone.onnx')));
   assert.deepEqual(readdirSync(path.join(dir, 'models', 'nested')).sort(), ['det.onnx', 'det.shrunk.onnx']);
+  const repeated = run(det, '--scheme', 'channel,channel,auto', '--json', '-o', path.join(dir, 'repeated.onnx'), ...args);
+  assert.equal(repeated.status, 0, repeated.stderr);
+  assert.deepEqual(JSON.parse(repeated.stdout).candidates.map((c) => c.scheme), ['channel', 'auto']);
   const table = run(det, '--scheme', 'auto,channel', ...args);
   assert.equal(table.status, 0, table.stderr);
   assert.match(table.stdout, /schemes for det\.shrunk\.onnx .*1 sample\):\n  auto .*worst rel\. L2 [\d.e-]+ \(sigmoid_0\.tmp_0\).*\n  channel /);
