@@ -35,6 +35,8 @@ const USAGE = `usage: onnx-shrink IN.onnx [IN2.onnx | FOLDER ...] [options]
   --json                    print reports as JSON instead of a table
   --verify                  run original and result in onnxruntime-node on seeded random inputs
   --abs-tol X, --mean-tol X with --verify: exit 3 when an output's max / mean abs error exceeds X
+  --threshold X             with --verify: also the share of output values on the same side of X
+                            in both models (decisions, e.g. 0.5 for a probability)
   --dim N                   with --verify: the size of symbolic or unknown dimensions (default 1)
   --shape NAME=AxBxC        with --verify: the shape of one input (repeatable)
   --value NAME=X            with --verify: fill one input with X instead of random values
@@ -53,7 +55,7 @@ class UsageError extends Error {}
 
 function parse(argv) {
   const a = { inputs: [], options: {}, schemes: [], output: null, report: null, inspect: false, expand: false, json: false, verify: false,
-              absTol: null, meanTol: null, dim: 1, shapes: {}, values: {}, inputFiles: {}, feedBack: {}, quiet: false };
+              absTol: null, meanTol: null, threshold: undefined, dim: 1, shapes: {}, values: {}, inputFiles: {}, feedBack: {}, quiet: false };
   const numeric = (flag, v) => {
     if (!/^\d+$/.test(v ?? '')) throw new UsageError(`${flag} needs a whole number, not '${v}'`);
     return Number(v);
@@ -95,6 +97,12 @@ function parse(argv) {
       case '--verify': a.verify = true; break;
       case '--abs-tol': a.absTol = real(arg, value()); break;
       case '--mean-tol': a.meanTol = real(arg, value()); break;
+      case '--threshold': {
+        const v = value();
+        if (!Number.isFinite(Number(v)) || v.trim() === '') throw new UsageError(`--threshold needs a number, not '${v}'`);
+        a.threshold = Number(v);
+        break;
+      }
       case '--dim': a.dim = numeric(arg, value()); break;
       case '--shape': {
         const m = /^([^=]+)=(\d+(?:x\d+)*)?$/.exec(value());
@@ -129,7 +137,8 @@ function parse(argv) {
   if (!a.printVersion && a.inputs.length === 0) throw new UsageError('no input model');
   const verifyOnly = [['--input', Object.keys(a.inputFiles).length], ['--feed-back', Object.keys(a.feedBack).length],
                       ['--shape', Object.keys(a.shapes).length], ['--value', Object.keys(a.values).length],
-                      ['--abs-tol', a.absTol !== null], ['--mean-tol', a.meanTol !== null]].filter(([, given]) => given);
+                      ['--abs-tol', a.absTol !== null], ['--mean-tol', a.meanTol !== null],
+                      ['--threshold', a.threshold !== undefined]].filter(([, given]) => given);
   if (verifyOnly.length && !a.verify) {
     throw new UsageError(`${verifyOnly.map(([flag]) => flag).join(', ')} ${verifyOnly.length === 1 ? 'needs' : 'need'} --verify`);
   }
@@ -420,7 +429,7 @@ async function verify(original, shrunk, { inputs, samples }, a) {
   const comparisons = [];
   for (const file of shrunk) {
     const session = await open(file, 'shrunk');
-    const comparison = new OutputComparison();
+    const comparison = new OutputComparison({ threshold: a.threshold });
     // With --feed-back, each model carries its own outputs into its next sample's inputs.
     let expected = null, actual = null;
     for (const feeds of sampleFeeds(ort.Tensor, inputs)) {
@@ -520,7 +529,8 @@ function printTable(rows, a) {
     console.log(`verify ${path.basename(r.output)} (onnxruntime-node, ${given}):`);
     for (const o of r.verify) {
       console.log(`  ${o.name}: max abs ${o.maxAbs.toExponential(3)}  mean abs ${o.meanAbs.toExponential(3)}  rel. L2 ${o.relL2.toExponential(3)}  ` +
-                  `cosine ${o.cosine.toFixed(6)}${o.ok ? '' : '  BEYOND TOLERANCE'}`);
+                  `cosine ${o.cosine.toFixed(6)}${o.agreement === undefined ? '' : `  same side of ${a.threshold}: ${(100 * o.agreement).toFixed(3)} %`}` +
+                  `${o.ok ? '' : '  BEYOND TOLERANCE'}`);
     }
   }
 }

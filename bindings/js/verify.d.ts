@@ -56,10 +56,14 @@ export interface OutputError {
   /** |b - a| / |a| */
   relL2: number;
   cosine: number;
+  /** With a threshold: the share of values on the same side of it in both models. */
+  agreement?: number;
 }
 
 /** Accumulates how far a model's outputs moved from the original's, sample by sample. */
 export class OutputComparison {
+  /** `threshold`: also count the values on the same side of it in both models (decisions). */
+  constructor(options?: { threshold?: number });
   /** `a`: the original's results for one sample; `b`: the other model's, by output name. */
   add(a: Record<string, { data: ArrayLike<number | bigint> }>, b: Record<string, { data: ArrayLike<number | bigint> }>): void;
   results(): OutputError[];

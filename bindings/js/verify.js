@@ -91,15 +91,21 @@ export function carryOver(feeds, previous, feedBack) {
 // How far each output of a model moved from the original's, over any number of samples: `add`
 // the original's results and the other model's for each sample, then `results()` gives per output
 // the max and mean absolute difference, the cosine of the two, and the relative L2 error
-// |b - a| / |a| (all over every sample's values together).
+// |b - a| / |a| (all over every sample's values together); with a `threshold`, also the share of
+// values on the same side of it in both (a detector's or classifier's decisions).
 export class OutputComparison {
   #sums = new Map();
+  #threshold;
+
+  constructor({ threshold } = {}) {
+    this.#threshold = threshold;
+  }
 
   add(a, b) {
     for (const name of Object.keys(a)) {
       let s = this.#sums.get(name);
-      if (!s) this.#sums.set(name, (s = { count: 0, maxAbs: 0, sumAbs: 0, sumSq: 0, dot: 0, nx: 0, ny: 0 }));
-      const x = a[name].data, y = b[name].data;
+      if (!s) this.#sums.set(name, (s = { count: 0, agree: 0, maxAbs: 0, sumAbs: 0, sumSq: 0, dot: 0, nx: 0, ny: 0 }));
+      const x = a[name].data, y = b[name].data, t = this.#threshold;
       for (let i = 0; i < x.length; i++) {
         const xi = Number(x[i]), yi = Number(y[i]);
         const d = Math.abs(xi - yi);
@@ -109,6 +115,7 @@ export class OutputComparison {
         s.dot += xi * yi;
         s.nx += xi * xi;
         s.ny += yi * yi;
+        if (t !== undefined && xi > t === yi > t) s.agree++;
       }
       s.count += x.length;
     }
@@ -119,6 +126,7 @@ export class OutputComparison {
       name, maxAbs: s.maxAbs, meanAbs: s.count ? s.sumAbs / s.count : 0,
       cosine: s.nx && s.ny ? s.dot / Math.sqrt(s.nx * s.ny) : s.nx === s.ny ? 1 : 0,
       relL2: s.nx ? Math.sqrt(s.sumSq / s.nx) : s.sumSq ? Infinity : 0,
+      ...(this.#threshold !== undefined ? { agreement: s.count ? s.agree / s.count : 1 } : {}),
     }));
   }
 }

@@ -179,6 +179,23 @@ test('--verify --feed-back: a streaming model carries its state, and the error i
   assert.match(alone.stderr, /--feed-back needs --verify/);
 });
 
+test('--verify --threshold: the share of decisions kept, as the corpus benchmark counts them', async () => {
+  const dir = workspace();
+  const det = path.join(dir, 'models', 'nested', 'det.onnx');
+  const p = run(det, '--json', '--verify', '--shape', 'x=1x3x320x640', '--input', `x=${path.join(fixtures, 'det_x.bin')}`, '--threshold', '0.3');
+  assert.equal(p.status, 0, p.stderr);
+  const shown = JSON.parse(p.stdout).verify[0].agreement;
+  const ort = (await import('onnxruntime-node')).default;
+  const { corpus, compare } = await import('../../bench/corpus.mjs');
+  const expected = compare(await corpus.det.run(ort, readFileSync(det)),
+                           await corpus.det.run(ort, readFileSync(path.join(dir, 'models', 'nested', 'det.shrunk.onnx'))), 0.3).agreement;
+  assert.ok(Math.abs(shown - expected) <= 1e-5, `${shown} against ${expected}`);  // the same runs: at most a pixel apart
+  assert.ok(shown > 0.99 && shown < 1, String(shown));
+  const text = run(det, '-o', path.join(dir, 't.onnx'), '--verify', '--shape', 'x=1x3x320x640', '--input', `x=${path.join(fixtures, 'det_x.bin')}`, '--threshold', '0.3');
+  assert.match(text.stdout, /same side of 0\.3: \d+\.\d{3} %/);
+  assert.equal(run(det, '--threshold', 'x', '--verify').status, 2);
+});
+
 test('--scheme with a list and --verify: makes each, keeps the one whose outputs moved least', () => {
   const dir = workspace();
   const det = path.join(dir, 'models', 'nested', 'det.onnx');

@@ -83,7 +83,7 @@ test('tsc --strict accepts code using every exported type', () => {
       const out: Uint8Array | null = await hook('a.onnx', plain);
       class Tensor { constructor(readonly type: string, readonly data: Float32Array, readonly dims: readonly number[]) {} }
       const specs: InputSpec[] = [{ name: 'x', dtype: 'float32', shape: [2], bytes: new Uint8Array(16) }];
-      const comparison = new OutputComparison();
+      const comparison = new OutputComparison({ threshold: 0.5 });
       let previous: Record<string, Tensor> | null = null;
       for (const feeds of sampleFeeds(Tensor, specs)) {
         const next: Record<string, Tensor> = carryOver(feeds, previous, { x: 'x' });
@@ -91,7 +91,8 @@ test('tsc --strict accepts code using every exported type', () => {
         previous = next;
       }
       const errors: OutputError[] = comparison.results();
-      console.log(sampleCount(specs), errors[0].relL2);
+      const agreement: number | undefined = errors[0].agreement;
+      console.log(sampleCount(specs), errors[0].relL2, agreement);
       console.log(tensors.length, inputs.length, changes.length, again.summary, v, plugin.name, out?.byteLength);
     }
     void main();`);
