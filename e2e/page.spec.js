@@ -136,7 +136,7 @@ test('check accuracy runs both models in onnxruntime-web', async ({ page }) => {
   await expect(page.locator('#check-table')).toBeVisible({ timeout: 90_000 });
   const rows = await page.locator('#check-table tbody tr').allTextContents();
   expect(rows.length).toBe(2);
-  const cosine = Number(await page.locator('#check-table tbody tr:first-child td:last-child').textContent());
+  const cosine = Number(await page.locator('#check-table tbody tr:first-child td:nth-child(5)').textContent());
   expect(cosine).toBeGreaterThan(0.99);
   const relL2 = async () => Number(await page.locator('#check-table tbody tr:first-child td:nth-child(4)').textContent());
   const randomError = await relL2();
@@ -236,6 +236,15 @@ test('compare schemes: each scheme checked on the same data, as the CLI finds, a
   const reference = path.join(work, `det.use-${scheme}.native.onnx`);
   expect(spawnSync(native, [det, '-o', reference, '-q', '--scheme', scheme]).status).toBe(0);
   expect(readFileSync(file).equals(readFileSync(reference))).toBe(true);
+  // With a decision threshold, the check also shows the share of pixels kept on the same side,
+  // as bench/corpus.mjs counts them in onnxruntime-node (PaddleOCR binarises at 0.3).
+  await page.fill('#check-threshold', '0.3');
+  await page.click('#check-run');
+  await expect(page.locator('#check-table')).toBeVisible({ timeout: 90_000 });
+  const kept = Number((await page.locator('#check-table tbody tr:first-child td:nth-child(6)').textContent()).replace(' %', ''));
+  const agreement = compare(await corpus.det.run(ort, readFileSync(det)), await corpus.det.run(ort, readFileSync(file)), 0.3).agreement;
+  expect(Math.abs(kept - 100 * agreement)).toBeLessThanOrEqual(0.002);  // a pixel is 0.0005 %
+  expect(kept).toBeLessThan(100);
 });
 
 test('a corrupt file shows what is wrong, and a good file afterwards works', async ({ page }) => {

@@ -374,7 +374,9 @@ function checkModel(files, result, inputs, onProgress) {
   const originalExternal = {};
   for (const f of files) if (f !== model) originalExternal[f.name] = f;
   const shrunkExternal = result.externalData ? { [`${result.name}.shrunk.onnx.data`]: result.externalData } : {};
-  return workerJob('./check.js', { original: model, originalExternal, shrunk: result.model, shrunkExternal, inputs },
+  const text = $('check-threshold').value.trim();
+  const threshold = text === '' ? undefined : Number(text);
+  return workerJob('./check.js', { original: model, originalExternal, shrunk: result.model, shrunkExternal, inputs, threshold },
                    (data) => data.outputs !== undefined, onProgress);
 }
 
@@ -429,7 +431,8 @@ async function checkAccuracy() {
     const text = inputsText(inputs, data.samples);
     $('check-status').textContent = `${text[0].toUpperCase()}${text.slice(1)}; both models:`;
     $('check-table').querySelector('tbody').replaceChildren(...tableRows(data.outputs.map((o) =>
-      [o.name, o.maxAbs.toExponential(3), o.meanAbs.toExponential(3), o.relL2.toExponential(3), o.cosine.toFixed(6)])));
+      [o.name, o.maxAbs.toExponential(3), o.meanAbs.toExponential(3), o.relL2.toExponential(3), o.cosine.toFixed(6),
+       o.agreement === undefined ? '–' : `${(100 * o.agreement).toFixed(3)} %`])));
     $('check-table').hidden = false;
   } catch (e) {
     $('check-status').textContent = e.stopped ? e.message : `Could not compare: ${e.message}`;

@@ -18,7 +18,7 @@ async function session(model, external) {
 }
 
 self.onmessage = async (event) => {
-  const { id, original, originalExternal, shrunk, shrunkExternal, inputs } = event.data;
+  const { id, original, originalExternal, shrunk, shrunkExternal, inputs, threshold } = event.data;
   try {
     const bytes = new Uint8Array(await original.arrayBuffer());
     const external = originalExternal;
@@ -26,7 +26,7 @@ self.onmessage = async (event) => {
     const samples = sampleCount(inputs);
     const reference = await session(bytes, external);
     const candidate = await session(new Uint8Array(await shrunk.arrayBuffer()), shrunkExternal);
-    const comparison = new OutputComparison();
+    const comparison = new OutputComparison({ threshold });
     // Inputs given back from an output: each model gets its own output of the sample before.
     const feedBack = Object.fromEntries(inputs.filter((input) => input.feedBack).map((input) => [input.name, input.feedBack]));
     let done = 0, a = null, b = null;
