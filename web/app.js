@@ -1,6 +1,8 @@
 // The page: files in, options, progress, results. The work happens in worker.js (the engine) and
 // check.js (onnxruntime-web, on demand); this thread only keeps the page responsive.
 
+import { declaredShape, worstOutput } from './vendor/onnx-shrink/bindings/js/verify.js';
+
 const $ = (id) => document.getElementById(id);
 const state = { files: [], result: null, worker: null, run: 0, sort: { key: null, down: false } };
 
@@ -231,7 +233,7 @@ function renderCheckInputs() {
     const type = document.createElement('td');
     type.textContent = input.dtype;
     const shape = document.createElement('input');
-    shape.value = (input.shape ?? []).map((d) => (typeof d === 'number' && d >= 0 ? d : 1)).join('x');
+    shape.value = declaredShape(input.shape).shape.join('x');
     shape.addEventListener('input', () => (shape.dataset.edited = 'yes'), { once: true });
     shape.id = `check-shape-${i}`;
     shape.setAttribute('aria-label', `Shape of ${input.name}`);
@@ -267,7 +269,7 @@ function checkInputs() {
     const value = $(`check-value-${i}`).value.trim();
     const file = $(`check-file-${i}`).files[0];
     // A shape left as filled in for open dimensions (as 1) is a guess: its data must be one sample.
-    const guessed = !$(`check-shape-${i}`).dataset.edited && (input.shape ?? []).some((d) => !(typeof d === 'number' && d >= 0));
+    const guessed = !$(`check-shape-${i}`).dataset.edited && declaredShape(input.shape).guessed;
     return { ...input, shape, guessed, value: value === '' ? undefined : Number(value), file, feedBack: $(`check-feed-${i}`).value || undefined };
   });
 }
@@ -459,7 +461,7 @@ async function compareSchemes() {
         else if (d.type === 'progress') status(`Scheme ${scheme}: ${d.stage}… ${Math.round(100 * d.fraction)} %`);
       });
       const checked = await checkModel(files, made, inputs, (d) => status(`Scheme ${scheme}: sample ${d.done} of ${d.samples}…`));
-      const worst = checked.outputs.reduce((w, o) => (o.relL2 > w.relL2 || Number.isNaN(o.relL2) ? o : w));
+      const worst = worstOutput(checked.outputs);
       rows.push({ scheme, raw: sized.sizes.shrunk.raw, gzip: sized.sizes.shrunk.gzip, worst, samples: checked.samples });
     }
   } catch (e) {

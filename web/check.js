@@ -3,7 +3,7 @@
 // random values of the declared shapes; from the second sample on, an input can be a model's own
 // output of the sample before), and compares the outputs over all samples.
 import * as ort from './vendor/ort/ort.wasm.min.mjs';
-import { sampleCount, sampleFeeds, carryOver, OutputComparison } from './vendor/onnx-shrink/bindings/js/verify.js';
+import { sampleCount, compareModels } from './vendor/onnx-shrink/bindings/js/verify.js';
 
 ort.env.wasm.wasmPaths = new URL('./vendor/ort/', import.meta.url).href;
 ort.env.wasm.numThreads = 1;
@@ -21,26 +21,23 @@ self.onmessage = async (event) => {
   const { id, original, originalExternal, shrunk, shrunkExternal, inputs, threshold } = event.data;
   try {
     const bytes = new Uint8Array(await original.arrayBuffer());
-    const external = originalExternal;
     for (const input of inputs) if (input.file) input.bytes = new Uint8Array(await input.file.arrayBuffer());
     const samples = sampleCount(inputs);
-    const reference = await session(bytes, external);
+    const reference = await session(bytes, originalExternal);
     const candidate = await session(new Uint8Array(await shrunk.arrayBuffer()), shrunkExternal);
-    const comparison = new OutputComparison({ threshold });
     // Inputs given back from an output: each model gets its own output of the sample before.
     const feedBack = Object.fromEntries(inputs.filter((input) => input.feedBack).map((input) => [input.name, input.feedBack]));
-    let done = 0, a = null, b = null;
-    for (const feeds of sampleFeeds(ort.Tensor, inputs)) {
+    const runReference = async (feeds) => {
       try {
-        a = await reference.run(carryOver(feeds, a, feedBack));
+        return await reference.run(feeds);
       } catch (e) {
         throw new Error(`the original model does not run on these inputs (set their shapes and values above): ${e.message}`);
       }
-      b = await candidate.run(carryOver(feeds, b, feedBack));
-      comparison.add(a, b);
-      if (samples > 1) self.postMessage({ id, done: ++done, samples });
-    }
-    self.postMessage({ id, outputs: comparison.results(), samples });
+    };
+    const outputs = await compareModels(ort.Tensor, inputs, runReference, (feeds) => candidate.run(feeds), {
+      feedBack, threshold, onSample: (done) => samples > 1 && self.postMessage({ id, done, samples }),
+    });
+    self.postMessage({ id, outputs, samples });
   } catch (e) {
     self.postMessage({ id, error: e.message || String(e) });
   }

@@ -7,7 +7,7 @@ import { existsSync, mkdirSync, openSync, closeSync, readFileSync, renameSync, r
 import path from 'node:path';
 import { createGzip } from 'node:zlib';
 import { shrink, inspect, expand, version, fileSource, OnnxShrinkError } from './index.node.js';
-import { sampleCount, sampleFeeds, carryOver, OutputComparison } from './verify.js';
+import { declaredShape, sampleCount, compareModels, worstOutput } from './verify.js';
 
 const USAGE = `usage: onnx-shrink IN.onnx [IN2.onnx | FOLDER ...] [options]
 
@@ -324,9 +324,8 @@ async function processOne(input, a, many, rows, reports) {
       if (a.verify) checks = await verify(input, [output], feeds, a);
     } else {
       checks = await verify(input, runs.map((r) => r.model.temp), feeds, a);
-      const worst = checks.results.map((outputs) => Math.max(...outputs.map((o) => (Number.isNaN(o.relL2) ? Infinity : o.relL2))));
-      const best = worst.indexOf(Math.min(...worst));
-      kept = runs[best];
+      const scores = checks.results.map((outputs) => worstOutput(outputs).relL2).map((e) => (Number.isNaN(e) ? Infinity : e));
+      kept = runs[scores.indexOf(Math.min(...scores))];
       for (const r of runs) if (r !== kept) r.discard();
       kept.commit();
     }
@@ -426,23 +425,17 @@ async function verify(original, shrunk, { inputs, samples }, a) {
   // One shrunk model at a time beside the original (memory for two models, not all of them); the
   // original runs again for each, as keeping its outputs for every sample could take more.
   const reference = await open(original, 'original');
-  const comparisons = [];
+  const within = (o) => (a.absTol == null || o.maxAbs <= a.absTol) && (a.meanTol == null || o.meanAbs <= a.meanTol);
+  const results = [];
   for (const file of shrunk) {
     const session = await open(file, 'shrunk');
-    const comparison = new OutputComparison({ threshold: a.threshold });
-    // With --feed-back, each model carries its own outputs into its next sample's inputs.
-    let expected = null, actual = null;
-    for (const feeds of sampleFeeds(ort.Tensor, inputs)) {
-      expected = await runOn(reference, carryOver(feeds, expected, a.feedBack), 'original');
-      actual = await runOn(session, carryOver(feeds, actual, a.feedBack), 'shrunk');
-      comparison.add(expected, actual);
-    }
+    const outputs = await compareModels(ort.Tensor, inputs, (f) => runOn(reference, f, 'original'), (f) => runOn(session, f, 'shrunk'),
+                                        { feedBack: a.feedBack, threshold: a.threshold });
     await session.release?.();
-    comparisons.push(comparison);
+    results.push(outputs.map((o) => ({ ...o, ok: within(o) })));
   }
   await reference.release?.();
-  const within = (o) => (a.absTol == null || o.maxAbs <= a.absTol) && (a.meanTol == null || o.meanAbs <= a.meanTol);
-  return { samples, results: comparisons.map((c) => c.results().map((o) => ({ ...o, ok: within(o) }))) };
+  return { samples, results };
 }
 
 // The inputs --verify feeds the model of `report` (see verifyInputs), and how many samples.
@@ -480,14 +473,9 @@ function verifyInputs(inputs, unknown, shapes, values, files) {
         throw new Error(`cannot read '${files[input.name]}' for input '${input.name}': ${e.code ?? e.message}`);
       }
     }
-    return {
-      name: input.name,
-      dtype: input.dtype,
-      shape: shapes[input.name] ?? (input.shape ?? []).map((d) => (typeof d === 'number' && d >= 0 ? d : unknown)),
-      guessed: !shapes[input.name] && (input.shape ?? []).some((d) => !(typeof d === 'number' && d >= 0)),
-      value: values[input.name],
-      bytes,
-    };
+    const given = shapes[input.name];
+    return { name: input.name, dtype: input.dtype, ...(given ? { shape: given, guessed: false } : declaredShape(input.shape, unknown)),
+             value: values[input.name], bytes };
   });
 }
 
@@ -521,7 +509,7 @@ function printTable(rows, a) {
     if (r.candidates) {
       console.log(`schemes for ${path.basename(r.output)} (onnxruntime-node, ${given}):`);
       for (const c of r.candidates) {
-        const worst = c.outputs.reduce((w, o) => (o.relL2 > w.relL2 || Number.isNaN(o.relL2) ? o : w));
+        const worst = worstOutput(c.outputs);
         console.log(`  ${c.scheme.padEnd(8)} ${formatBytes(c.bytes, 3).padStart(10)}  gzip ${formatBytes(c.gzipBytes, 3).padStart(10)}  worst rel. L2 ${worst.relL2.toExponential(3)} (${worst.name})` +
                     `${c.kept ? '  kept' : ''}`);
       }

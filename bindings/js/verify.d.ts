@@ -2,18 +2,16 @@
 // for running with onnxruntime (node or web) in your own tests.
 //
 //   import * as ort from 'onnxruntime-node';
-//   import { sampleFeeds, carryOver, OutputComparison } from 'onnx-shrink/verify';
+//   import { compareModels } from 'onnx-shrink/verify';
 //   const inputs = [{ name: 'input', dtype: 'float32', shape: [1, 512], bytes: readFileSync('chunks.f32') },
 //                   { name: 'state', dtype: 'float32', shape: [2, 1, 128], value: 0 },
 //                   { name: 'sr', dtype: 'int64', shape: [], value: 16000 }];
-//   const comparison = new OutputComparison();
-//   let a = null, b = null;
-//   for (const feeds of sampleFeeds(ort.Tensor, inputs)) {
-//     a = await original.run(carryOver(feeds, a, { state: 'stateN' }));
-//     b = await shrunk.run(carryOver(feeds, b, { state: 'stateN' }));
-//     comparison.add(a, b);
-//   }
-//   console.log(comparison.results());   // [{ name: 'output', relL2: 0.0073, ... }, ...]
+//   const results = await compareModels(ort.Tensor, inputs, (f) => original.run(f), (f) => shrunk.run(f),
+//                                       { feedBack: { state: 'stateN' } });
+//   console.log(results);   // [{ name: 'output', relL2: 0.0073, ... }, ...]
+//
+// compareModels is sampleFeeds, carryOver and OutputComparison in a loop; use those for loops of
+// your own.
 
 /** Input types whose values can be read from bytes or made up. */
 export type InputType = 'float32' | 'float64' | 'int64' | 'int32' | 'bool';
@@ -31,6 +29,9 @@ export interface InputSpec {
   guessed?: boolean;
 }
 
+/** A declared shape made concrete: open dimensions become `open` (default 1); `guessed` when there were any. */
+export function declaredShape(declared: ReadonlyArray<number | string | null> | undefined, open?: number): { shape: number[]; guessed: boolean };
+
 /** How many samples the inputs' data hold (1 when none has data); throws an Error saying what does not fit. */
 export function sampleCount(inputs: InputSpec[]): number;
 
@@ -47,6 +48,20 @@ export function sampleFeeds<T>(Tensor: new (type: any, data: any, dims: readonly
  * results for the sample before, or null for the first sample (whose feeds are kept).
  */
 export function carryOver<T>(feeds: Record<string, T>, previous: Record<string, T> | null, feedBack: Record<string, string>): Record<string, T>;
+
+/**
+ * Runs two models sample by sample on the same inputs and compares their outputs: `runA` runs
+ * the original, `runB` the other model, each given its own outputs of the sample before as
+ * `feedBack` maps them (input name to output name).
+ */
+export function compareModels<T>(
+  Tensor: new (type: any, data: any, dims: readonly number[]) => T, inputs: InputSpec[],
+  runA: (feeds: Record<string, T>) => Promise<Record<string, T>>, runB: (feeds: Record<string, T>) => Promise<Record<string, T>>,
+  options?: { feedBack?: Record<string, string>; threshold?: number; onSample?: (done: number) => void },
+): Promise<OutputError[]>;
+
+/** The output that moved most (highest relative L2 error; NaN counts as the most). */
+export function worstOutput(results: OutputError[]): OutputError;
 
 /** How far one output moved, over every sample's values together. */
 export interface OutputError {

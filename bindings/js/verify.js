@@ -14,6 +14,13 @@ function random(seed) {
   return { uniform, normal: () => Math.sqrt(-2 * Math.log(1 - uniform())) * Math.cos(2 * Math.PI * uniform()) };
 }
 
+// A declared input shape made concrete: open (symbolic or unknown) dimensions become `open`, and
+// `guessed` says whether there were any.
+export function declaredShape(declared, open = 1) {
+  const known = (d) => typeof d === 'number' && d >= 0;
+  return { shape: (declared ?? []).map((d) => (known(d) ? d : open)), guessed: !(declared ?? []).every(known) };
+}
+
 // Typed arrays for the input types the checks can fill.
 const ARRAYS = { float32: Float32Array, float64: Float64Array, int64: BigInt64Array, int32: Int32Array, bool: Uint8Array };
 
@@ -86,6 +93,27 @@ export function carryOver(feeds, previous, feedBack) {
   const next = { ...feeds };
   for (const [input, output] of Object.entries(feedBack)) next[input] = previous[output];
   return next;
+}
+
+// Runs two models on the same inputs, sample by sample, and compares their outputs: `runA(feeds)`
+// and `runB(feeds)` run the original and the other model, each given its own outputs of the
+// sample before as `feedBack` says (see carryOver); `threshold` as in OutputComparison;
+// `onSample(done)` after each sample. Resolves with OutputComparison's results.
+export async function compareModels(Tensor, inputs, runA, runB, { feedBack = {}, threshold, onSample } = {}) {
+  const comparison = new OutputComparison({ threshold });
+  let a = null, b = null, done = 0;
+  for (const feeds of sampleFeeds(Tensor, inputs)) {
+    a = await runA(carryOver(feeds, a, feedBack));
+    b = await runB(carryOver(feeds, b, feedBack));
+    comparison.add(a, b);
+    onSample?.(++done);
+  }
+  return comparison.results();
+}
+
+// The output that moved most (highest relative L2 error; NaN counts as the most) of `results`.
+export function worstOutput(results) {
+  return results.reduce((w, o) => (o.relL2 > w.relL2 || (Number.isNaN(o.relL2) && !Number.isNaN(w.relL2)) ? o : w));
 }
 
 // How far each output of a model moved from the original's, over any number of samples: `add`

@@ -54,7 +54,7 @@ test('tsc --strict accepts code using every exported type', () => {
     import type { ErrorCode, Reader, Input, Mode, Scheme, Form, ExternalDataMode, Stage, ShrinkOptions, ValueInfo,
                   TensorReport, OpsetChange, Report, ShrinkResult, Env, FileSource } from 'onnx-shrink';
     import onnxShrink, { createOnnxTransform } from 'onnx-shrink/vite';
-    import { sampleCount, sampleFeeds, carryOver, OutputComparison } from 'onnx-shrink/verify';
+    import { declaredShape, sampleCount, sampleFeeds, carryOver, compareModels, worstOutput, OutputComparison } from 'onnx-shrink/verify';
     import type { InputSpec, OutputError } from 'onnx-shrink/verify';
     import type { OnnxPluginOptions } from 'onnx-shrink/vite';
     const mode: Mode = 'palette', scheme: Scheme = 'auto', form: Form = 'fold', ext: ExternalDataMode = 'auto';
@@ -92,7 +92,10 @@ test('tsc --strict accepts code using every exported type', () => {
       }
       const errors: OutputError[] = comparison.results();
       const agreement: number | undefined = errors[0].agreement;
-      console.log(sampleCount(specs), errors[0].relL2, agreement);
+      const open: { shape: number[]; guessed: boolean } = declaredShape([1, 'n', null]);
+      const ran: OutputError[] = await compareModels(Tensor, specs, async (f) => f, async (f) => f, { feedBack: { x: 'x' }, threshold: 0.5 });
+      const worst: OutputError = worstOutput(ran);
+      console.log(sampleCount(specs), errors[0].relL2, agreement, open.guessed, worst.name);
       console.log(tensors.length, inputs.length, changes.length, again.summary, v, plugin.name, out?.byteLength);
     }
     void main();`);
