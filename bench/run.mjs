@@ -85,7 +85,7 @@ function speed() {
       const outBytes = statSync(result).size;
       rows.push({ mb, bytes, tool: 'native driver', mode, seconds: n.seconds, mbps: bytes / n.seconds / 1e6, rss: n.rss,
                   rssRatio: n.rss / (bytes + outBytes) });
-      const inside = medianOf(wasmRuns.map((r) => ({ ...JSON.parse(r.stdout), seconds: JSON.parse(r.stdout).ms / 1000 })));
+      const inside = medianOf(wasmRuns.map((r) => JSON.parse(r.stdout)).map((x) => ({ ...x, seconds: x.ms / 1000 })));
       rows.push({ mb, bytes, tool: 'wasm in Node', mode, seconds: w.seconds, mbps: bytes / w.seconds / 1e6, rss: w.rss,
                   engineMbps: bytes / inside.seconds / 1e6, wasmBytes: inside.wasmBytes, rssRatio: w.rss / (bytes + outBytes) });
     }
