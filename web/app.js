@@ -171,6 +171,58 @@ function loadFiles(files) {
   start();
 }
 
+// The sample model comes with its real input, set up for "Check accuracy": silero VAD streamed
+// as in use, 6.7 s of speech in chunks of 512 samples at 16 kHz, the LSTM state starting at zero
+// and fed back from stateN; a chunk is speech when its probability is over 0.5.
+const SAMPLE = {
+  model: 'silero_vad_v5.onnx',
+  data: 'speech.f32',
+  inputs: { input: { shape: '1x512', data: true }, state: { shape: '2x1x128', value: '0', feedBack: 'stateN' }, sr: { value: '16000' } },
+  threshold: '0.5',
+  note: 'Set up for the sample: 208 chunks of recorded speech, the state fed back, speech when p > 0.5.',
+};
+
+async function loadSample() {
+  $('status').textContent = 'Loading the sample…';
+  let model, data;
+  try {
+    [model, data] = await Promise.all([SAMPLE.model, SAMPLE.data].map(async (name) => {
+      const response = await fetch(`samples/${name}`);
+      if (!response.ok) throw new Error(`samples/${name}: ${response.status} ${response.statusText}`);
+      return new File([await response.blob()], name);
+    }));
+  } catch (e) {
+    $('status').textContent = '';
+    showError('INTERNAL', `Could not load the sample: ${e.message}`);
+    return;
+  }
+  loadFiles([model]);
+  state.checkPreset = { files: state.files, data };
+}
+
+// Fills the check's inputs as SAMPLE says, when the model shown is the sample.
+function applyCheckPreset() {
+  const preset = state.checkPreset;
+  if (!preset || preset.files !== state.files) return;
+  state.result.report.model.inputs.forEach((input, i) => {
+    const set = SAMPLE.inputs[input.name];
+    if (!set) return;
+    if (set.shape) {
+      $(`check-shape-${i}`).value = set.shape;
+      $(`check-shape-${i}`).dataset.edited = 'yes';  // set, not guessed: the data holds many samples
+    }
+    if (set.value) $(`check-value-${i}`).value = set.value;
+    if (set.feedBack) $(`check-feed-${i}`).value = set.feedBack;
+    if (set.data) {
+      const files = new DataTransfer();
+      files.items.add(preset.data);
+      $(`check-file-${i}`).files = files.files;
+    }
+  });
+  $('check-threshold').value = SAMPLE.threshold;
+  $('check-status').textContent = SAMPLE.note;
+}
+
 // --- results -----------------------------------------------------------------------------------
 
 function render() {
@@ -201,7 +253,11 @@ function render() {
     $('check-status').textContent = '';
   }
   state.keepComparison = false;
-  if (state.checkInputsFor !== state.files) renderCheckInputs();
+  if (state.checkInputsFor !== state.files) {
+    renderCheckInputs();
+    $('check-threshold').value = '';  // a threshold is the model's: a new model starts without one
+    applyCheckPreset();
+  }
   state.checkInputsFor = state.files;
 }
 
@@ -522,11 +578,7 @@ function init() {
     loadFiles(e.dataTransfer.files);
   });
   $('file').addEventListener('change', (e) => loadFiles(e.target.files));
-  $('sample').addEventListener('click', async () => {
-    $('status').textContent = 'Loading the sample…';
-    const response = await fetch('samples/silero_vad_v5.onnx');
-    loadFiles([new File([await response.blob()], 'silero_vad_v5.onnx')]);
-  });
+  $('sample').addEventListener('click', loadSample);
   for (const input of document.querySelectorAll('input[name=mode]')) {
     input.addEventListener('change', () => {
       showLevels();
