@@ -32,6 +32,9 @@ export interface InputSpec {
 /** A declared shape made concrete: open dimensions become `open` (default 1); `guessed` when there were any. */
 export function declaredShape(declared: ReadonlyArray<number | string | null> | undefined, open?: number): { shape: number[]; guessed: boolean };
 
+/** The most values one input may have (2^28); sampleCount throws beyond it. */
+export const MAX_INPUT_VALUES: number;
+
 /** How many samples the inputs' data hold (1 when none has data); throws an Error saying what does not fit. */
 export function sampleCount(inputs: InputSpec[]): number;
 

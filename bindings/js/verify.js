@@ -24,17 +24,32 @@ export function declaredShape(declared, open = 1) {
 // Typed arrays for the input types the checks can fill.
 const ARRAYS = { float32: Float32Array, float64: Float64Array, int64: BigInt64Array, int32: Int32Array, bool: Uint8Array };
 
+// The most values one input of a check may have: 2^28 (1 GiB of float32). A shape beyond it is
+// a typing slip (1x512x512x512x3), and would otherwise end in an out-of-memory crash.
+export const MAX_INPUT_VALUES = 2 ** 28;
+
+function valueCount({ name, shape }) {
+  const n = shape.reduce((a, b) => a * b, 1);
+  if (n > MAX_INPUT_VALUES) {
+    throw new Error(`input '${name}' of shape [${shape.join(', ')}] has ${n.toLocaleString('en-US')} values, more than a check makes ` +
+                    `(${MAX_INPUT_VALUES.toLocaleString('en-US')}): set a smaller shape`);
+  }
+  return n;
+}
+
 // How many samples the inputs' data hold: a data file holds one or more values of its input's
 // shape back to back (e.g. 208 chunks of speech, or 16 images), and every file must hold as many.
 // 1 when no input has data. An input whose shape was guessed (`guessed`: the model leaves
 // dimensions open) must hold exactly one sample, as a guess cannot tell samples apart.
 export function sampleCount(inputs) {
   let count = null, first = null;
-  for (const { name, dtype, shape, bytes, guessed } of inputs) {
+  for (const input of inputs) {
+    const { name, dtype, shape, bytes, guessed } = input;
+    const values = valueCount(input);
     if (!bytes) continue;
     const Typed = ARRAYS[dtype];
     if (!Typed) throw new Error(`cannot read values of type ${dtype} for input '${name}'`);
-    const each = shape.reduce((a, b) => a * b, 1) * Typed.BYTES_PER_ELEMENT;
+    const each = values * Typed.BYTES_PER_ELEMENT;
     const n = each ? bytes.byteLength / each : 0;
     if (!Number.isInteger(n) || n < 1 || (guessed && n !== 1)) {
       throw new Error(`input '${name}' of shape [${shape.join(', ')}] and type ${dtype} takes ${each} bytes per sample, ` +
@@ -69,14 +84,19 @@ export function* sampleFeeds(Tensor, inputs) {
         feeds[name] = new Tensor(dtype, new Typed(copy.buffer), shape);
         continue;
       }
-      const fill = (make) => Array.from({ length: n }, make);
+      // Filled in place: a list of numbers first would take several times the tensor's memory.
+      const fill = (Typed, make) => {
+        const data = new Typed(n);
+        for (let i = 0; i < n; i++) data[i] = make();
+        return data;
+      };
       let data;
       switch (dtype) {
-        case 'float32': data = Float32Array.from(value !== undefined ? fill(() => value) : fill(r.normal)); break;
-        case 'float64': data = Float64Array.from(value !== undefined ? fill(() => value) : fill(r.normal)); break;
-        case 'int64': data = BigInt64Array.from(fill(() => BigInt(value !== undefined ? Math.round(value) : Math.floor(r.uniform() * 8)))); break;
-        case 'int32': data = Int32Array.from(fill(() => (value !== undefined ? Math.round(value) : Math.floor(r.uniform() * 8)))); break;
-        case 'bool': data = Uint8Array.from(fill(() => ((value !== undefined ? value : r.uniform() < 0.5) ? 1 : 0))); break;
+        case 'float32': data = fill(Float32Array, value !== undefined ? () => value : r.normal); break;
+        case 'float64': data = fill(Float64Array, value !== undefined ? () => value : r.normal); break;
+        case 'int64': data = fill(BigInt64Array, () => BigInt(value !== undefined ? Math.round(value) : Math.floor(r.uniform() * 8))); break;
+        case 'int32': data = fill(Int32Array, () => (value !== undefined ? Math.round(value) : Math.floor(r.uniform() * 8))); break;
+        case 'bool': data = fill(Uint8Array, () => ((value !== undefined ? value : r.uniform() < 0.5) ? 1 : 0)); break;
         default: throw new Error(`cannot make values of type ${dtype} for input '${name}'`);
       }
       feeds[name] = new Tensor(dtype, data, shape);

@@ -117,6 +117,12 @@ test('--verify --input: real input data from files, checked against the declared
   const missing = run(...args, '--input', `input=${path.join(dir, 'missing.f32')}`);
   assert.equal(missing.status, 2);
   assert.match(missing.stderr, /cannot read '.*missing\.f32' for input 'input': ENOENT/);
+  // A shape too large to make is named, before any memory is spent on it, and nothing is written.
+  const output = path.join(dir, 'huge.onnx');
+  const huge = run(input, '-o', output, '--verify', '--shape', 'input=100000x100000000', '--value', 'sr=16000');
+  assert.equal(huge.status, 2, huge.stderr);
+  assert.match(huge.stderr, /input 'input' of shape \[100000, 100000000\] has 10,000,000,000,000 values, more than a check makes \(268,435,456\): set a smaller shape/);
+  assert.ok(!existsSync(output));
 });
 
 test('--verify --input: a file of several samples runs each; the counts must agree and fit the shape', () => {
