@@ -3,7 +3,7 @@
 //
 // Exit status: 0 success, 2 bad input or options, 3 --verify found outputs beyond tolerance,
 // 1 anything unexpected.
-import { existsSync, mkdirSync, openSync, closeSync, readFileSync, renameSync, rmSync, statSync, readdirSync, writeSync } from 'node:fs';
+import { existsSync, fstatSync, mkdirSync, openSync, closeSync, readFileSync, readSync, renameSync, rmSync, statSync, readdirSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { createGzip } from 'node:zlib';
 import { shrink, inspect, expand, version, fileSource, OnnxShrinkError } from './index.node.js';
@@ -42,8 +42,8 @@ const USAGE = `usage: onnx-shrink IN.onnx [IN2.onnx | FOLDER ...] [options]
   --value NAME=X            with --verify: fill one input with X instead of random values
   --input NAME=FILE         with --verify: one input's real data, raw little-endian values of its
                             type (its shape as declared or given by --shape), one sample or
-                            several back to back; real inputs tell far more about accuracy than
-                            random ones
+                            several back to back (a file, or a pipe such as <(command)); real
+                            inputs tell far more about accuracy than random ones
   --feed-back OUT=IN        with --verify: from the second sample on, each model gets its own
                             output OUT of the sample before as input IN (a streaming model's
                             state, e.g. --feed-back stateN=state), as it runs in use
@@ -352,6 +352,27 @@ async function processOne(input, a, many, rows, reports) {
   }
 }
 
+// An input's data file, whole. A pipe or device (e.g. `--input x=<(make-data)`) is read to its
+// end, up to the 2 GiB a regular file may have: /dev/zero ends in an error, not in a hang.
+const DATA_LIMIT = 2 ** 31;
+function readDataFile(file) {
+  const fd = openSync(file, 'r');
+  try {
+    if (fstatSync(fd).isFile()) return readFileSync(fd);
+    const chunks = [];
+    let total = 0;
+    for (let n; (n = readSync(fd, (chunks[chunks.length] = Buffer.allocUnsafe(1 << 20)))) > 0;) {
+      chunks[chunks.length - 1] = chunks[chunks.length - 1].subarray(0, n);
+      total += n;
+      if (total > DATA_LIMIT) throw Object.assign(new Error('too large'), { code: 'ERR_FS_FILE_TOO_LARGE' });
+    }
+    chunks.pop();  // the empty read at the end
+    return Buffer.concat(chunks, total);
+  } finally {
+    closeSync(fd);
+  }
+}
+
 // Shrinks `source` into temporary files for `output` (and its external data, if any), streamed
 // as the engine writes them; commit() puts them in place, discard() removes them.
 async function shrinkTo(source, output, options, tag) {
@@ -468,9 +489,10 @@ function verifyInputs(inputs, unknown, shapes, values, files) {
     let bytes;
     if (files[input.name] !== undefined) {
       try {
-        bytes = readFileSync(files[input.name]);
+        bytes = readDataFile(files[input.name]);
       } catch (e) {
-        throw new Error(`cannot read '${files[input.name]}' for input '${input.name}': ${e.code ?? e.message}`);
+        const why = e.code === 'ERR_FS_FILE_TOO_LARGE' ? 'over 2 GiB, more than a check reads at once' : e.code ?? e.message;
+        throw new Error(`cannot read '${files[input.name]}' for input '${input.name}': ${why}`);
       }
     }
     const given = shapes[input.name];

@@ -143,6 +143,16 @@ test('--verify --input: a file of several samples runs each; the counts must agr
   assert.match(one.stdout, /; 1 sample\)/);
   assert.match(eight.stdout, /; 8 samples\)/);
   assert.notEqual(rel(eight.stdout), rel(one.stdout));  // over eight chunks, not the first one again
+  // From a pipe (`--input x=<(command)` in bash): the same eight samples, the same error.
+  const piped = spawnSync('bash', ['-c', '"$0" "$@" --input input=<(cat "$DATA")', process.execPath, cli, ...args],
+                          { encoding: 'utf8', env: { ...process.env, DATA: path.join(dir, 'eight.f32') } });
+  assert.equal(piped.status, 0, piped.stderr);
+  assert.match(piped.stdout, /; 8 samples\)/);
+  assert.equal(rel(piped.stdout), rel(eight.stdout));
+  // A device that never ends is an error once past what a file may hold, not a hang.
+  const endless = run(...args, '--input', 'input=/dev/zero');
+  assert.equal(endless.status, 2);
+  assert.match(endless.stderr, /cannot read '\/dev\/zero' for input 'input': over 2 GiB, more than a check reads at once/);
   const odd = run(...args, '--input', `input=${path.join(dir, 'odd.f32')}`);
   assert.equal(odd.status, 2);
   assert.match(odd.stderr, /takes 2048 bytes per sample, the data given has 3072, not a whole number of samples/);
