@@ -17,8 +17,10 @@ const OPTION_DEFAULTS = {
   externalData: 'auto', externalLocation: '', externalThreshold: 1024, externalAlignment: 4096, roundingDraw: 0,
 };
 
-// Options the engine holds in 32 bits (larger numbers would wrap around on the way in).
+// Options the engine holds in 32 bits (larger numbers would wrap around on the way in); the other
+// numbers go in as 64-bit integers, exact up to 2^53.
 const UINT32 = ['levels', 'block', 'externalAlignment', 'roundingDraw'];
+const CALLBACKS = ['onProgress', 'onExternalData', 'onModelData'];
 
 function badOption(message) {
   return new OnnxShrinkError(message, 'BAD_OPTION');
@@ -26,17 +28,34 @@ function badOption(message) {
 
 // Options as the engine takes them; unknown names and wrong types are errors, not ignored.
 export function normaliseOptions(options = {}) {
+  options ??= {};
+  if (typeof options !== 'object' || Array.isArray(options)) throw badOption(`the options should be an object, not ${typeof options}`);
   const out = { ...OPTION_DEFAULTS };
   for (const [key, value] of Object.entries(options)) {
-    if (value === undefined || ['onProgress', 'signal', 'external', 'onExternalData', 'onModelData'].includes(key)) continue;
+    if (value === undefined) continue;
+    if (CALLBACKS.includes(key)) {
+      if (typeof value !== 'function') throw badOption(`option '${key}' should be a function, not ${typeof value}`);
+      continue;
+    }
+    if (key === 'signal') {
+      if (typeof value !== 'object' || !('aborted' in value)) throw badOption("option 'signal' should be an AbortSignal");
+      continue;
+    }
+    if (key === 'external') {
+      if (typeof value !== 'object' && typeof value !== 'function') {
+        throw badOption("option 'external' should map file names to data, or be a function (name) => data");
+      }
+      continue;
+    }
     if (!(key in OPTION_DEFAULTS)) throw badOption(`unknown option '${key}'`);
     const expected = Array.isArray(OPTION_DEFAULTS[key]) ? 'array' : typeof OPTION_DEFAULTS[key];
-    const actual = Array.isArray(value) ? 'array' : typeof value;
-    if (expected !== actual) throw badOption(`option '${key}' should be a ${expected}, not ${actual}`);
+    const actual = Array.isArray(value) ? 'array' : value === null ? 'null' : typeof value;
+    if (expected !== actual) throw badOption(`option '${key}' should be ${expected === 'array' ? 'an' : 'a'} ${expected}, not ${actual}`);
     if (expected === 'number' && !(Number.isInteger(value) && value >= 0)) {
       throw badOption(`option '${key}' should be a whole number, not ${value}`);
     }
-    if (UINT32.includes(key) && value > 0xffffffff) throw badOption(`option '${key}' should be at most 4294967295, not ${value}`);
+    const most = UINT32.includes(key) ? 0xffffffff : Number.MAX_SAFE_INTEGER;
+    if (expected === 'number' && value > most) throw badOption(`option '${key}' should be at most ${most}, not ${value}`);
     if (expected === 'array' && !value.every((v) => typeof v === 'string')) {
       throw badOption(`option '${key}' should list names (strings)`);
     }
@@ -169,7 +188,8 @@ export function createApi(loadWasm) {
     return modulePromise;
   }
 
-  async function run(what, input, options = {}) {
+  async function run(what, input, options) {
+    options ??= {};
     const engineOptions = normaliseOptions(options);
     const signal = options.signal;
     if (signal?.aborted) throw new OnnxShrinkError('cancelled', 'CANCELLED');

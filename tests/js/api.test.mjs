@@ -99,6 +99,14 @@ test('errors carry a code and a message that says what is wrong', async () => {
   await expectError(shrink(silero, { mode: 'palette', levels: 2 ** 32 + 256 }), 'BAD_OPTION', /levels' should be at most 4294967295/);
   await expectError(shrink(silero, { mode: 'palette', roundingDraw: 1 }), 'BAD_OPTION', /rounding draw applies to int8/);
   await expectError(shrink(null), 'BAD_OPTION', /no model/);
+  // Numbers past what the engine holds exactly are refused, not wrapped around into small ones.
+  await expectError(shrink(silero, { minElements: 1e20 }), 'BAD_OPTION', /'minElements' should be at most 9007199254740991, not 100000000000000000000/);
+  assert.equal((await shrink(silero, { minElements: 2 ** 32 + 5 })).report.unchanged, true);
+  await expectError(shrink(silero, { exclude: 'x' }), 'BAD_OPTION', /'exclude' should be an array, not string/);
+  await expectError(shrink(silero, { onProgress: 5 }), 'BAD_OPTION', /'onProgress' should be a function, not number/);
+  await expectError(shrink(silero, { signal: true }), 'BAD_OPTION', /'signal' should be an AbortSignal/);
+  await expectError(shrink(silero, 5), 'BAD_OPTION', /the options should be an object, not number/);
+  assert.equal((await shrink(silero, null)).report.mode, 'int8');  // null: the defaults
   const det = readFileSync(path.join(fixtures, 'ch_PP-OCRv4_det_infer.onnx'));
   await expectError(shrink(det, { form: 'dq' }), 'UNSUPPORTED', /--form fold/);
   // The engine still works after an error.
