@@ -127,7 +127,7 @@ async function prepare(input, what) {
     return { bytes: new Uint8Array(await input.arrayBuffer()) };
   }
   if (typeof input.size === 'number' && typeof input.read === 'function') {
-    if (!Number.isSafeInteger(input.size) || input.size < 0) throw badOption(`the ${what}'s reader has size ${input.size}, not a whole number of bytes`);
+    if (!Number.isSafeInteger(input.size) || input.size < 0) throw badOption(`the ${what}'s reader has size ${input.size}: it should be a whole number of bytes, below 2^53`);
     return { size: input.size, read: input.read.bind(input), readInto: input.readInto?.bind(input) };
   }
   throw badOption(`the ${what} must be a Uint8Array, an ArrayBuffer, a Blob or a { size, read(offset, length) } reader`);
