@@ -2,7 +2,7 @@
 // emits, and the generic hook it is built on, for other bundlers.
 import { existsSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { shrink } from './index.node.js';
+import { OnnxShrinkError, shrink } from './index.node.js';
 
 /**
  * The generic hook: returns async (fileName, bytes) => shrunk bytes, or null to leave the file.
@@ -16,7 +16,14 @@ export function createOnnxTransform(options = {}) {
     const key = Object.keys(files).find((k) => fileName === k || fileName.endsWith('/' + k) || path.basename(fileName) === k);
     const perFile = key === undefined ? {} : files[key];
     if (perFile === false) return null;
-    const result = await shrink(bytes, { ...defaults, ...perFile });
+    let result;
+    try {
+      result = await shrink(bytes, { ...defaults, ...perFile });
+    } catch (e) {
+      // A build shrinks many files: say which one failed (the code stays).
+      if (e instanceof OnnxShrinkError) throw new OnnxShrinkError(`${fileName}: ${e.message}`, e.code);
+      throw e;
+    }
     log(`onnx-shrink: ${fileName} ${bytes.byteLength} -> ${result.model.byteLength} bytes`);
     return result.model;
   };

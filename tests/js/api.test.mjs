@@ -8,6 +8,7 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { expand, fileSource, inspect, OnnxShrinkError, shrink, version } from '../../bindings/js/index.node.js';
+import { createOnnxTransform } from '../../bindings/js/vite.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const fixtures = path.join(root, 'tests', 'fixtures');
@@ -110,6 +111,9 @@ test('errors carry a code and a message that says what is wrong', async () => {
   assert.equal((await shrink(silero, null)).report.mode, 'int8');  // null: the defaults
   const det = readFileSync(path.join(fixtures, 'ch_PP-OCRv4_det_infer.onnx'));
   await expectError(shrink(det, { form: 'dq' }), 'UNSUPPORTED', /--form fold/);
+  // The build-tool hook says which file failed, with the engine's code.
+  const transform = createOnnxTransform();
+  await expectError(transform('assets/page.onnx', new Uint8Array([0x3c, 0x68])), 'NOT_ONNX', /^assets\/page\.onnx: not an ONNX model/);
   // The engine still works after an error.
   assert.equal((await shrink(silero)).report.totals.tensorsChanged, 12);
 });
