@@ -4,7 +4,9 @@
 // Exit status: 0 success, 2 bad input or options, 3 --verify found outputs beyond tolerance,
 // 1 anything unexpected.
 import { existsSync, fstatSync, mkdirSync, openSync, closeSync, readFileSync, readSync, renameSync, rmSync, statSync, readdirSync, writeSync } from 'node:fs';
+import { spawn } from 'node:child_process';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { createGzip } from 'node:zlib';
 import { shrink, inspect, expand, version, fileSource, OnnxShrinkError } from './index.node.js';
 import { declaredShape, sampleCount, compareModels, worstOutput } from './verify.js';
@@ -187,11 +189,28 @@ function sameFile(p, q) {
   }
 }
 
+// Removes `file` if this process ends without removing or renaming it, however it ends (see
+// janitor.js). The janitor is started with the first temporary file and does not hold this
+// process open.
+let janitor = null;
+function removeIfLeftBehind(file) {
+  if (!janitor) {
+    janitor = spawn(process.execPath, [fileURLToPath(new URL('./janitor.js', import.meta.url))],
+                    { detached: true, stdio: ['pipe', 'ignore', 'ignore'] });
+    janitor.on('error', () => {});  // best effort: without it, a kill may leave a .partial file
+    janitor.stdin.on('error', () => {});
+    janitor.unref();
+    janitor.stdin.unref();
+  }
+  if (!file.includes('\n')) janitor.stdin.write(`${path.resolve(file)}\n`);
+}
+
 // A file written under a temporary name and renamed on success: no partial output, ever.
 class TempFile {
   constructor(target, tag) {
     this.target = target;
     this.temp = `${target}${tag ? `.${tag}` : ''}.partial`;
+    removeIfLeftBehind(this.temp);  // first: a kill right after the file appears still removes it
     this.fd = openSync(this.temp, 'w');
     this.size = 0;
   }

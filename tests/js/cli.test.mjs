@@ -1,7 +1,8 @@
 // The npm CLI (bindings/js/cli.js) on real files.
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { once } from 'node:events';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, watch, writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -55,6 +56,46 @@ test('never overwrites its input; bad input exits 2 and leaves nothing behind', 
   assert.equal(usage.status, 2);
   assert.match(usage.stderr, /--mode takes int8, palette/);
   assert.equal(run('--help').status, 0);
+});
+
+// Resolves once `condition()` holds, checked at the start and on every change in `dir`
+// (inotify, no polling); rejects after `ms` milliseconds.
+function whenInDir(dir, condition, ms, what) {
+  return new Promise((resolve, reject) => {
+    const watcher = watch(dir, () => check());
+    const timer = setTimeout(() => {
+      watcher.close();
+      reject(new Error(`${what}: not within ${ms} ms`));
+    }, ms);
+    const check = () => {
+      if (!condition()) return;
+      clearTimeout(timer);
+      watcher.close();
+      resolve();
+    };
+    check();
+  });
+}
+
+test('killed mid-run (Ctrl-C, or SIGKILL): no partial file is left behind', async () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'onnx-shrink-cli-'));
+  const model = path.join(dir, 'big.onnx');
+  // 200 MB: the engine works on it for a good fraction of a second, so the signal lands mid-run.
+  const made = spawnSync('/usr/bin/python3', [path.join(root, 'bench', 'make_model.py'), '200', model]);
+  assert.equal(made.status, 0, String(made.stderr));
+  for (const signal of ['SIGINT', 'SIGKILL']) {
+    const output = path.join(dir, `out-${signal}.onnx`);
+    const child = spawn(process.execPath, [cli, model, '-o', output, '-q']);
+    const exited = once(child, 'exit');
+    await whenInDir(dir, () => existsSync(`${output}.partial`), 60_000, 'the temporary file appears');
+    child.kill(signal);
+    const [code, by] = await exited;
+    assert.equal(by, signal, `the CLI had finished (exit ${code}) before the signal: the test needs a larger model`);
+    await whenInDir(dir, () => !existsSync(`${output}.partial`), 10_000, `the temporary file is removed after ${signal}`);
+    assert.ok(!existsSync(output));
+  }
+  assert.deepEqual(readdirSync(dir), ['big.onnx']);
+  rmSync(dir, { recursive: true });
 });
 
 test('--json, --report, --inspect and --expand', () => {
