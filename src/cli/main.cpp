@@ -7,7 +7,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -115,15 +117,39 @@ class MappedFile {
   ino_t ino_ = 0;
 };
 
+// The temporary files being written (a model and its external data at most), for the signal
+// handler: a Ctrl-C mid-write removes them too. A handler may only make async-signal-safe calls
+// (unlink, raise), so it reads plain pointers; this is the driver's only global state.
+std::atomic<const char*> g_writing[2] = {};
+
+extern "C" void remove_partial_files_and_stop(int signal) {
+  for (auto& path : g_writing) {
+    if (const char* p = path.load()) ::unlink(p);
+  }
+  std::signal(signal, SIG_DFL);
+  std::raise(signal);
+}
+
 // Writes to PATH.partial and renames it to PATH only when everything succeeded.
 class FileSink final : public onnx_shrink::Sink {
  public:
   explicit FileSink(std::string path) : path_(std::move(path)), temp_(path_ + ".partial") {
+    for (auto& slot : g_writing) {
+      const char* none = nullptr;
+      if (slot.compare_exchange_strong(none, temp_.c_str())) {
+        slot_ = &slot;
+        break;
+      }
+    }
     fd_ = ::open(temp_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd_ < 0) throw Error(ErrorCode::Io, "cannot create '" + temp_ + "': " + std::strerror(errno));
+    if (fd_ < 0) {
+      release();
+      throw Error(ErrorCode::Io, "cannot create '" + temp_ + "': " + std::strerror(errno));
+    }
     buffer_.reserve(kBuffer);
   }
   ~FileSink() override {
+    release();
     if (fd_ >= 0) ::close(fd_);
     if (!committed_) ::unlink(temp_.c_str());
   }
@@ -145,9 +171,14 @@ class FileSink final : public onnx_shrink::Sink {
       throw Error(ErrorCode::Io, "cannot rename '" + temp_ + "' to '" + path_ + "': " + std::strerror(errno));
     }
     committed_ = true;
+    release();
   }
 
  private:
+  void release() {
+    if (slot_) slot_->store(nullptr);
+    slot_ = nullptr;
+  }
   static constexpr size_t kBuffer = size_t(1) << 20;
   void flush() {
     put(buffer_.data(), buffer_.size());
@@ -166,6 +197,7 @@ class FileSink final : public onnx_shrink::Sink {
   int fd_ = -1;
   std::vector<uint8_t> buffer_;
   bool committed_ = false;
+  std::atomic<const char*>* slot_ = nullptr;
 };
 
 std::string folder_of(const std::string& path) {
@@ -339,6 +371,7 @@ int run(const Arguments& a) {
 
 int main(int argc, char** argv) {
   const Arguments arguments = parse(argc, argv);
+  for (int signal : {SIGINT, SIGTERM, SIGHUP}) std::signal(signal, remove_partial_files_and_stop);
   try {
     return run(arguments);
   } catch (const Error& e) {

@@ -83,14 +83,18 @@ test('killed mid-run (Ctrl-C, or SIGKILL): no partial file is left behind', asyn
   // 200 MB: the engine works on it for a good fraction of a second, so the signal lands mid-run.
   const made = spawnSync('/usr/bin/python3', [path.join(root, 'bench', 'make_model.py'), '200', model]);
   assert.equal(made.status, 0, String(made.stderr));
-  for (const signal of ['SIGINT', 'SIGKILL']) {
-    const output = path.join(dir, `out-${signal}.onnx`);
-    const child = spawn(process.execPath, [cli, model, '-o', output, '-q']);
+  // The npm CLI (Ctrl-C and SIGKILL), and the native driver (Ctrl-C; palette, its slower mode).
+  const native = process.env.ONNX_SHRINK_CLI || path.join(root, 'build', 'onnx-shrink');
+  const runs = [['npm', 'SIGINT', process.execPath, [cli]], ['npm', 'SIGKILL', process.execPath, [cli]],
+                ['native', 'SIGINT', native, ['--mode', 'palette']]];
+  for (const [tool, signal, program, args] of runs) {
+    const output = path.join(dir, `out-${tool}-${signal}.onnx`);
+    const child = spawn(program, [...args, model, '-o', output, '-q']);
     const exited = once(child, 'exit');
     await whenInDir(dir, () => existsSync(`${output}.partial`), 60_000, 'the temporary file appears');
     child.kill(signal);
     const [code, by] = await exited;
-    assert.equal(by, signal, `the CLI had finished (exit ${code}) before the signal: the test needs a larger model`);
+    assert.equal(by, signal, `${tool}: finished (exit ${code}) before the signal: the test needs a larger model`);
     await whenInDir(dir, () => !existsSync(`${output}.partial`), 10_000, `the temporary file is removed after ${signal}`);
     assert.ok(!existsSync(output));
   }
