@@ -1,7 +1,7 @@
 // The web page in Debian's Chromium: what a user does, checked against the reference tools.
 import { test, expect } from '@playwright/test';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -13,6 +13,9 @@ const fixtures = path.join(root, 'tests', 'fixtures');
 const native = process.env.ONNX_SHRINK_CLI || path.join(root, 'build', 'onnx-shrink');
 const work = path.join(tmpdir(), 'onnx-shrink-e2e');
 mkdirSync(work, { recursive: true });
+test.afterAll(() => {
+  if (!process.env.ONNX_SHRINK_KEEP_TEST_FILES) rmSync(work, { recursive: true, force: true });
+});
 
 async function shrinkOnPage(page, files, mode = 'int8') {
   await page.goto('/');

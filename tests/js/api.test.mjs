@@ -2,13 +2,13 @@
 // output with the native build on every fixture.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { expand, fileSource, inspect, OnnxShrinkError, shrink, version } from '../../bindings/js/index.node.js';
 import { createOnnxTransform } from '../../bindings/js/vite.js';
+import { tempDir } from './temp_dir.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const fixtures = path.join(root, 'tests', 'fixtures');
@@ -16,7 +16,7 @@ const native = process.env.ONNX_SHRINK_CLI || path.join(root, 'build', 'onnx-shr
 const silero = readFileSync(path.join(fixtures, 'silero_vad_v5.onnx'));
 
 // Every fixture: the two real models and the synthetic ones of the Python tests.
-const synthetic = mkdtempSync(path.join(tmpdir(), 'onnx-shrink-models-'));
+const synthetic = tempDir('models');
 const made = spawnSync('/usr/bin/python3', [path.join(root, 'tests', 'python', 'models.py'), synthetic]);
 assert.equal(made.status, 0, String(made.stderr));
 const models = [path.join(fixtures, 'silero_vad_v5.onnx'), path.join(fixtures, 'ch_PP-OCRv4_det_infer.onnx'),
@@ -35,7 +35,7 @@ const MODES = {
 };
 
 test('wasm output is byte-identical to the native build on every fixture and mode', async () => {
-  const out = mkdtempSync(path.join(tmpdir(), 'onnx-shrink-native-'));
+  const out = tempDir('native');
   let compared = 0;
   for (const model of models) {
     for (const [name, mode] of Object.entries(MODES)) {
@@ -132,7 +132,7 @@ test('progress and cancelling', async () => {
 });
 
 test('external data in, by name and by function, and out', async () => {
-  const dir = mkdtempSync(path.join(tmpdir(), 'onnx-shrink-external-'));
+  const dir = tempDir('external');
   const made = spawnSync('/usr/bin/python3', [path.join(root, 'bench', 'make_model.py'), '20', path.join(dir, 'm.onnx'), '--external', '--sum']);
   assert.equal(made.status, 0, String(made.stderr));
   const model = readFileSync(path.join(dir, 'm.onnx'));

@@ -2,12 +2,12 @@
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, watch, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, watch, writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { tempDir } from './temp_dir.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const cli = path.join(root, 'bindings', 'js', 'cli.js');
@@ -16,7 +16,7 @@ const run = (...args) => spawnSync(process.execPath, [cli, ...args], { encoding:
 const sha = (p) => createHash('sha256').update(readFileSync(p)).digest('hex');
 
 function workspace() {
-  const dir = mkdtempSync(path.join(tmpdir(), 'onnx-shrink-cli-'));
+  const dir = tempDir('cli');
   copyFileSync(path.join(fixtures, 'silero_vad_v5.onnx'), path.join(dir, 'silero.onnx'));
   mkdirSync(path.join(dir, 'models', 'nested'), { recursive: true });
   copyFileSync(path.join(fixtures, 'ch_PP-OCRv4_det_infer.onnx'), path.join(dir, 'models', 'nested', 'det.onnx'));
@@ -78,7 +78,7 @@ function whenInDir(dir, condition, ms, what) {
 }
 
 test('killed mid-run (Ctrl-C, or SIGKILL): no partial file is left behind', async () => {
-  const dir = mkdtempSync(path.join(tmpdir(), 'onnx-shrink-cli-'));
+  const dir = tempDir('cli');
   const model = path.join(dir, 'big.onnx');
   // 200 MB: the engine works on it for a good fraction of a second, so the signal lands mid-run.
   const made = spawnSync('/usr/bin/python3', [path.join(root, 'bench', 'make_model.py'), '200', model]);
@@ -291,7 +291,7 @@ test('--scheme with a list and --verify: makes each, keeps the one whose outputs
 });
 
 test('external data: found beside the model, written beside the output, and the same model as the native driver makes', async () => {
-  const dir = mkdtempSync(path.join(tmpdir(), 'onnx-shrink-cli-external-'));
+  const dir = tempDir('cli-external');
   const model = path.join(dir, 'g.onnx');
   const made = spawnSync('/usr/bin/python3', [path.join(root, 'bench', 'make_model.py'), '12', model, '--external', '--sum']);
   assert.equal(made.status, 0, String(made.stderr));

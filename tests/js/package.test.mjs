@@ -2,11 +2,11 @@
 // its CLI, its TypeScript types, and its Vite plugin in a fresh Vite 7 project.
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { before, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { tempDir } from './temp_dir.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const fixtures = path.join(root, 'tests', 'fixtures');
@@ -15,7 +15,7 @@ const versionOf = (name) => JSON.parse(readFileSync(path.join(root, 'node_module
 let app, tarball;
 
 before(() => {
-  const dir = mkdtempSync(path.join(tmpdir(), 'onnx-shrink-pack-'));
+  const dir = tempDir('pack');
   const packed = JSON.parse(npm(root, 'pack', '--json', '--pack-destination', dir));
   tarball = path.join(dir, packed[0].filename);
   const files = packed[0].files.map((f) => f.path);
