@@ -4,6 +4,7 @@
 #include "encode.h"
 #include "index.h"
 #include "plan.h"
+#include "proto/onnx_fields.h"
 #include "write.h"
 
 namespace onnx_shrink {
@@ -71,9 +72,19 @@ namespace {
 
 bool fits_inline(const Plan& plan) { return plan.output_size <= 2147483647u; }
 
-void finish_report(Report& r) {
+// Large 8-bit tensors and no large float ones: a model shrunk before, or quantized by another tool.
+bool holds_8bit_weights(const ModelIndex& index, uint64_t min_elements) {
+  for (const TensorInfo& t : index.tensors) {
+    if ((t.data_type == onnx::kInt8 || t.data_type == onnx::kUint8) && t.elements >= min_elements) return true;
+  }
+  return false;
+}
+
+void finish_report(Report& r, const ModelIndex& index, const Options& options) {
   if (r.unchanged) {
-    if (r.tensors.empty()) {
+    if (r.tensors.empty() && holds_8bit_weights(index, options.min_elements)) {
+      r.summary = "Nothing to shrink: its large tensors hold 8-bit values already (shrunk before, or quantized).";
+    } else if (r.tensors.empty()) {
       r.summary = "Nothing to shrink: no float tensor has " + std::string("enough values (see min_elements)") + ".";
     } else {
       r.summary = "Nothing to shrink: every large float tensor was left alone (see the reasons per tensor).";
@@ -115,7 +126,7 @@ Report shrink(const Source& model, const Options& options, Sink* out, const Io& 
   } else {
     encode_only(plan, encoder, io.progress);
   }
-  finish_report(plan.report);
+  finish_report(plan.report, index, options);
   return std::move(plan.report);
 }
 

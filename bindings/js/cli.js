@@ -539,6 +539,7 @@ function printTable(rows, a) {
   const fmt = (cells) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
   console.log(fmt(header));
   for (const l of lines) console.log(fmt(l));
+  for (const r of rows) if (r.report?.unchanged) console.log(`${path.basename(r.output ?? r.input)}: ${r.report.summary}`);
   for (const r of rows) {
     if (!r.verify) continue;
     const files = Object.keys(a.inputFiles);

@@ -66,6 +66,7 @@ TEST(Engine, NothingToShrinkComesBackByteIdentical) {
     EXPECT_TRUE(r.unchanged);
     EXPECT_EQ(r.tensors_changed, 0u);
     EXPECT_NE(r.summary.find("Nothing to shrink"), std::string::npos);
+    EXPECT_NE(r.summary.find("min_elements"), std::string::npos) << r.summary;  // not "8-bit already"
   }
 }
 
@@ -76,6 +77,7 @@ TEST(Engine, ShrinkingTwiceChangesNothing) {
   const std::vector<uint8_t> twice = run(once, Options(), &r);
   EXPECT_EQ(once, twice);
   EXPECT_TRUE(r.unchanged);
+  EXPECT_NE(r.summary.find("8-bit values already"), std::string::npos) << r.summary;
 }
 
 TEST(Engine, EveryModeShrinksAndIsDeterministic) {

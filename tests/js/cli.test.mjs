@@ -37,6 +37,18 @@ test('several inputs and folders; outputs beside each input; a summary table', (
   assert.deepEqual(readdirSync(path.join(dir, 'out')), ['det.shrunk.onnx']);
 });
 
+test('a model shrunk before comes back unchanged, and the CLI says why', () => {
+  const dir = workspace();
+  const first = path.join(dir, 'once.onnx'), twice = path.join(dir, 'twice.onnx');
+  assert.equal(run(path.join(dir, 'silero.onnx'), '-o', first, '-q').status, 0);
+  const again = run(first, '-o', twice);
+  assert.equal(again.status, 0, again.stderr);
+  assert.match(again.stdout, /twice\.onnx: Nothing to shrink: its large tensors hold 8-bit values already \(shrunk before, or quantized\)\./);
+  assert.equal(sha(twice), sha(first));
+  const small = run(path.join(dir, 'silero.onnx'), '-o', path.join(dir, 'small.onnx'), '--min-elements', '1000000');
+  assert.match(small.stdout, /small\.onnx: Nothing to shrink: no float tensor has enough values \(see min_elements\)\./);
+});
+
 test('never overwrites its input; bad input exits 2 and leaves nothing behind', () => {
   const dir = workspace();
   const input = path.join(dir, 'silero.onnx');
