@@ -19,8 +19,14 @@ const CSP = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; connect-s
 
 createServer((request, response) => {
   const url = new URL(request.url, 'http://localhost');
-  let file = path.join(root, decodeURIComponent(url.pathname));
-  if (!file.startsWith(root)) {
+  let file;
+  try {
+    file = path.join(root, decodeURIComponent(url.pathname));
+  } catch {
+    response.writeHead(400, { 'Content-Type': 'text/plain' }).end('bad request');  // a malformed %-escape
+    return;
+  }
+  if (file !== root && !file.startsWith(root + path.sep)) {  // not "build-web-other/" either
     response.writeHead(403).end();
     return;
   }
@@ -38,4 +44,6 @@ createServer((request, response) => {
     'Cache-Control': 'no-cache',
   });
   createReadStream(file).pipe(response);
-}).listen(port, '127.0.0.1', () => console.log(`onnx-shrink page: http://localhost:${port}/ (serving ${root})`));
+}).listen(port, '127.0.0.1', function listening() {
+  console.log(`onnx-shrink page: http://localhost:${this.address().port}/ (serving ${root})`);  // port 0: a free one
+});
