@@ -1,6 +1,6 @@
 // onnx-shrink at build time: a Vite (and Rollup) plugin that shrinks the .onnx files a build
 // emits, and the generic hook it is built on, for other bundlers.
-import { existsSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { OnnxShrinkError, shrink } from './index.node.js';
 
@@ -61,7 +61,10 @@ export default function onnxShrink(options = {}) {
             const target = path.join(outDir, path.relative(publicDir, p));
             if (!existsSync(target)) continue;
             const out = await transform(path.relative(publicDir, p).split(path.sep).join('/'), readFileSync(target));
-            if (out) writeFileSync(target, out);
+            if (out) {
+              writeFileSync(`${target}.partial`, out);  // a build stopped mid-write leaves the copy whole
+              renameSync(`${target}.partial`, target);
+            }
           }
         }
       };
