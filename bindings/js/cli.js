@@ -270,6 +270,7 @@ function progressBar(name, quiet) {
   if (quiet || !process.stderr.isTTY) return () => {};
   let last = -1;
   return (fraction, stage) => {
+    if (stage === 'done') return void process.stderr.write('\r\x1b[K');
     const percent = Math.floor(fraction * 100);
     if (percent === last) return;
     last = percent;
@@ -464,17 +465,22 @@ async function verify(original, shrunk, { inputs, samples }, a) {
   };
   // One shrunk model at a time beside the original (memory for two models, not all of them); the
   // original runs again for each, as keeping its outputs for every sample could take more.
+  const bar = progressBar(path.basename(original), a.quiet || a.json);
+  bar(0, 'loading');
   const reference = await open(original, 'original');
   const within = (o) => (a.absTol == null || o.maxAbs <= a.absTol) && (a.meanTol == null || o.meanAbs <= a.meanTol);
   const results = [];
-  for (const file of shrunk) {
+  for (const [k, file] of shrunk.entries()) {
+    bar(k / shrunk.length, 'loading');
     const session = await open(file, 'shrunk');
     const outputs = await compareModels(ort.Tensor, inputs, (f) => runOn(reference, f, 'original'), (f) => runOn(session, f, 'shrunk'),
-                                        { feedBack: a.feedBack, threshold: a.threshold });
+                                        { feedBack: a.feedBack, threshold: a.threshold,
+                                          onSample: (done) => bar((k + done / samples) / shrunk.length, 'checking') });
     await session.release?.();
     results.push(outputs.map((o) => ({ ...o, ok: within(o) })));
   }
   await reference.release?.();
+  bar(1, 'done');
   return { samples, results };
 }
 

@@ -37,6 +37,24 @@ test('several inputs and folders; outputs beside each input; a summary table', (
   assert.deepEqual(readdirSync(path.join(dir, 'out')), ['det.shrunk.onnx']);
 });
 
+test('on a terminal: progress while shrinking and while checking, cleared before the table', () => {
+  const dir = workspace();
+  const speech = readFileSync(path.join(fixtures, 'speech.bin')).subarray(0, 8 * 2048);
+  writeFileSync(path.join(dir, 'eight.f32'), speech);
+  const args = [process.execPath, cli, path.join(dir, 'silero.onnx'), '--verify', '--shape', 'input=1x512', '--value', 'sr=16000',
+                '--input', `input=${path.join(dir, 'eight.f32')}`];
+  // script(1) runs the CLI on a pseudo-terminal; what it wrote there, stderr and stdout, comes back.
+  const shown = spawnSync('script', ['-qec', args.map((x) => `'${x}'`).join(' '), '/dev/null'], { encoding: 'utf8' });
+  assert.equal(shown.status, 0, shown.stdout);
+  assert.match(shown.stdout, /\] 100% writing +silero\.onnx/);
+  assert.match(shown.stdout, /\]  50% checking silero\.onnx/);  // sample 4 of 8
+  assert.match(shown.stdout, /\r\x1b\[Kmodel +before +after/);  // the bar is gone before the table
+  // Not on a terminal: no bars at all.
+  const piped = run(...args.slice(2));
+  assert.equal(piped.status, 0, piped.stderr);
+  assert.doesNotMatch(piped.stdout + piped.stderr, /checking|writing|\r/);
+});
+
 test('a model shrunk before comes back unchanged, and the CLI says why', () => {
   const dir = workspace();
   const first = path.join(dir, 'once.onnx'), twice = path.join(dir, 'twice.onnx');
