@@ -389,8 +389,13 @@ class Walker {
           FieldReader er(window_, trail_, f.data, f.end);
           Field e;
           while (er.next(e)) {
-            if (e.number == onnx::entry::kKey) key = er.string(e, kNameLimit);
-            else if (e.number == onnx::entry::kValue) value = er.string(e, kNameLimit);
+            if (e.number == onnx::entry::kKey) {
+              er.expect(e, WireType::Bytes, "StringStringEntryProto.key");
+              key = er.string(e, kNameLimit);
+            } else if (e.number == onnx::entry::kValue) {
+              er.expect(e, WireType::Bytes, "StringStringEntryProto.value");
+              value = er.string(e, kNameLimit);
+            }
           }
           if (key == "location") t.location = value;
           else if (key == "offset") ext_offset = parse_decimal(value, "offset", f.begin);

@@ -12,6 +12,11 @@ Window::Window(const Source& source, size_t capacity)
     : source_(source), memory_(source.data()), size_(source.size()), capacity_(capacity) {}
 
 const uint8_t* Window::at(uint64_t offset, size_t length) {
+  // Callers check lengths against their message first; this is the last line, should one not.
+  if (offset > size_ || length > size_ - offset) {
+    throw Error(ErrorCode::Truncated, "a read of " + std::to_string(length) + " bytes at byte " + std::to_string(offset) +
+                                          " runs past the end of the file (" + std::to_string(size_) + " bytes)");
+  }
   if (memory_) return memory_ + offset;
   if (offset >= buffer_begin_ && offset + length <= buffer_end_) return buffer_.data() + (offset - buffer_begin_);
   const uint64_t want = std::max<uint64_t>(length, capacity_);
@@ -125,6 +130,8 @@ bool FieldReader::next(Field& field) {
 }
 
 std::string FieldReader::string(const Field& field, size_t limit) {
+  // Only a length-delimited field has bytes to read: another type's value is no length.
+  expect(field, WireType::Bytes, "a string");
   if (field.value > limit) {
     trail_.fail(ErrorCode::Malformed,
                 "a " + std::to_string(field.value) + "-byte string where at most " + std::to_string(limit) + " are expected",

@@ -193,6 +193,20 @@ TEST(BadInput, ExternalDataProblemsNameTheTensorAndFile) {
   EXPECT_EQ(attempt(bytes_of(tiny_model(external("12x", ""))), Options(), io, &message), static_cast<int>(ErrorCode::Malformed));
 }
 
+TEST(BadInput, AStringFieldOfAnotherWireTypeIsNoLength) {
+  // Found by the fuzzer: an external_data key written as a varint (4000) was read as a 4000-byte
+  // string, past the end of the file.
+  const std::string entries = field(13, varint_field(1, 4000) + field(2, "w.data")) + varint_field(14, 1);
+  std::string message;
+  EXPECT_EQ(attempt(bytes_of(tiny_model(float_tensor({64, 512}, 0, entries))), Options(), {}, &message),
+            static_cast<int>(ErrorCode::Malformed));
+  EXPECT_NE(message.find("StringStringEntryProto.key"), std::string::npos) << message;
+  const std::string value = field(13, field(1, "location") + varint_field(2, 4000)) + varint_field(14, 1);
+  EXPECT_EQ(attempt(bytes_of(tiny_model(float_tensor({64, 512}, 0, value))), Options(), {}, &message),
+            static_cast<int>(ErrorCode::Malformed));
+  EXPECT_NE(message.find("StringStringEntryProto.value"), std::string::npos) << message;
+}
+
 TEST(BadInput, NaNWeightsAreLeftAlone) {
   std::string data(4 * 64 * 512, '\0');
   const float nan = NAN;
