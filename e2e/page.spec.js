@@ -289,6 +289,11 @@ test('a corrupt file shows what is wrong, and a good file afterwards works', asy
   await page.setInputFiles('#file', path.join(fixtures, 'silero_vad_v5.onnx'));
   await expect(page.locator('#status')).toHaveText('Done.', { timeout: 60_000 });
   await expect(page.locator('#error')).toBeHidden();
+  await expect(page.locator('#results')).toBeVisible();
+  // A bad file after a good one: the good one's result goes, nothing is left to save by mistake.
+  await page.setInputFiles('#file', broken);
+  await expect(page.locator('#error')).toContainText('cut short', { timeout: 30_000 });
+  await expect(page.locator('#results')).toBeHidden();
 });
 
 test('external data: the page names the missing file, uses both, and saves a model and its data file', async ({ page }) => {

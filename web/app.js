@@ -144,12 +144,14 @@ function start() {
     } else if (data.type === 'error') {
       stopWorker();
       setBusy(false, '');
+      hideResult();  // it was made from other files or options: nothing to save by mistake
       showError(data.code, data.message);
     }
   };
   worker.onerror = (e) => {
     stopWorker();
     setBusy(false, '');
+    hideResult();
     showError('INTERNAL', e.message || 'The worker failed.');
   };
   worker.postMessage({ id, files: state.files, options: options() });
@@ -161,11 +163,16 @@ function cancel() {
   setBusy(false, 'Cancelled.');
 }
 
+function hideResult() {
+  state.result = null;
+  $('results').hidden = true;
+}
+
 function loadFiles(files) {
   files = [...files];
   if (!files.length) return;
   state.files = files;
-  state.result = null;
+  hideResult();  // the last model's result is not this one's
   $('exclude').replaceChildren();
   $('loaded').textContent = files.map((f) => `${f.name} (${formatBytes(f.size)})`).join(', ');
   start();
