@@ -13,7 +13,8 @@ import { declaredShape, sampleCount, compareModels, worstOutput } from './verify
 
 const USAGE = `usage: onnx-shrink IN.onnx [IN2.onnx | FOLDER ...] [options]
 
-  -o, --output PATH         output file (one input) or folder; default NAME.shrunk.onnx beside each input
+  -o, --output PATH         output file (one input) or folder (a folder's subfolders are kept there);
+                            default NAME.shrunk.onnx beside each input
   --mode int8|palette       int8: 8-bit codes expanded in the graph (default); palette: at most
                             --levels values per tensor, stored as floats (compresses several-fold)
   --levels N                palette levels, 2..65536 (default 256)
@@ -152,32 +153,47 @@ function parse(argv) {
 }
 
 // Models named on the command line: files as given, folders searched for .onnx files.
+// The models to work on: files as given, and the .onnx files in given folders (and their
+// subfolders). `under` is a model's folder relative to the folder it was found in ('' for a file
+// given by name): with -o FOLDER, its result goes to the same subfolder there.
 function expandInputs(inputs) {
   const out = [];
-  const walk = (dir) => {
+  const walk = (dir, under) => {
     for (const entry of readdirSync(dir, { withFileTypes: true }).sort((x, y) => x.name.localeCompare(y.name))) {
       const p = path.join(dir, entry.name);
-      if (entry.isDirectory()) walk(p);
-      else if (entry.name.endsWith('.onnx') && !entry.name.endsWith('.shrunk.onnx')) out.push(p);
+      if (entry.isDirectory()) walk(p, path.join(under, entry.name));
+      else if (entry.name.endsWith('.onnx') && !entry.name.endsWith('.shrunk.onnx')) out.push({ file: p, under });
     }
   };
   for (const input of inputs) {
     if (!existsSync(input)) throw new OnnxShrinkError(`'${input}' does not exist`, 'IO');
-    if (statSync(input).isDirectory()) walk(input);
-    else out.push(input);
+    if (statSync(input).isDirectory()) walk(input, '');
+    else out.push({ file: input, under: '' });
   }
   if (out.length === 0) throw new OnnxShrinkError('no .onnx files found in the given folders', 'IO');
   return out;
 }
 
-function outputFor(input, a, many) {
-  const base = path.basename(input).replace(/\.onnx$/i, '') + (a.expand ? '.expanded.onnx' : '.shrunk.onnx');
-  if (!a.output) return path.join(path.dirname(input), base);
-  if (many || (existsSync(a.output) && statSync(a.output).isDirectory())) {
-    mkdirSync(a.output, { recursive: true });
-    return path.join(a.output, base);
-  }
+function outputFor({ file, under }, a, many) {
+  const base = path.basename(file).replace(/\.onnx$/i, '') + (a.expand ? '.expanded.onnx' : '.shrunk.onnx');
+  if (!a.output) return path.join(path.dirname(file), base);
+  if (many || (existsSync(a.output) && statSync(a.output).isDirectory())) return path.join(a.output, under, base);
   return a.output;
+}
+
+// Two models whose results would land on one file: refused before any work, naming both.
+function checkDistinctOutputs(inputs, a, many) {
+  if (a.inspect) return;
+  const seen = new Map();
+  for (const input of inputs) {
+    const output = path.resolve(outputFor(input, a, many));
+    const other = seen.get(output);
+    if (other) {
+      throw new OnnxShrinkError(`'${other.file}' and '${input.file}' would both be written to '${output}': ` +
+                                'give them one at a time, or with their folder', 'BAD_OPTION');
+    }
+    seen.set(output, input);
+  }
 }
 
 function sameFile(p, q) {
@@ -295,8 +311,10 @@ function externalResolver(modelPath, opened) {
   };
 }
 
-async function processOne(input, a, many, rows, reports) {
-  const output = outputFor(input, a, many);
+async function processOne(model, a, many, rows, reports) {
+  const input = model.file;
+  const output = outputFor(model, a, many);
+  if (!a.inspect) mkdirSync(path.dirname(output), { recursive: true });
   if (!a.inspect && sameFile(input, output)) {
     throw new OnnxShrinkError(`the output '${output}' is the input file; onnx-shrink never overwrites its input`, 'BAD_OPTION');
   }
@@ -539,13 +557,18 @@ function printTable(rows, a) {
     return;
   }
   const header = ['model', 'before', 'after', 'gzip', 'ratio'];
-  const lines = rows.map((r) => [path.basename(r.output ?? r.input), formatBytes(r.before), formatBytes(r.after), formatBytes(r.gzip),
+  // Each file as the user would type it from here (out/a/x.shrunk.onnx), or its name when far off.
+  const shown = (file) => {
+    const relative = path.relative(process.cwd(), file);
+    return relative.startsWith('..') || path.isAbsolute(relative) ? path.basename(file) : relative;
+  };
+  const lines = rows.map((r) => [shown(r.output ?? r.input), formatBytes(r.before), formatBytes(r.after), formatBytes(r.gzip),
                                  r.before ? `${((100 * r.after) / r.before).toFixed(1)} %` : '-']);
   const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i].length)));
   const fmt = (cells) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
   console.log(fmt(header));
   for (const l of lines) console.log(fmt(l));
-  for (const r of rows) if (r.report?.unchanged) console.log(`${path.basename(r.output ?? r.input)}: ${r.report.summary}`);
+  for (const r of rows) if (r.report?.unchanged) console.log(`${shown(r.output ?? r.input)}: ${r.report.summary}`);
   for (const r of rows) {
     if (!r.verify) continue;
     const files = Object.keys(a.inputFiles);
@@ -597,13 +620,19 @@ async function main() {
   }
   // With several models, or a folder, -o names a folder.
   const many = inputs.length > 1 || a.inputs.some((i) => statSync(i).isDirectory());
+  try {
+    checkDistinctOutputs(inputs, a, many);
+  } catch (e) {
+    process.stderr.write(`onnx-shrink: ${e.message}\n`);
+    return 2;
+  }
   for (const input of inputs) {
     try {
       await processOne(input, a, many, rows, reports);
     } catch (e) {
       if (process.stderr.isTTY) process.stderr.write('\r\x1b[K');
       if (!(e instanceof OnnxShrinkError)) throw e;
-      process.stderr.write(`onnx-shrink: ${input}: ${e.message}\n`);
+      process.stderr.write(`onnx-shrink: ${input.file}: ${e.message}\n`);
       failed = true;
     }
   }

@@ -31,10 +31,22 @@ test('several inputs and folders; outputs beside each input; a summary table', (
   assert.ok(existsSync(path.join(dir, 'models', 'nested', 'det.shrunk.onnx')));
   assert.match(p.stdout, /model\s+before\s+after\s+gzip\s+ratio/);
   assert.match(p.stdout, /silero\.shrunk\.onnx\s+2\.3 MB\s+825\.6 kB/);
-  // A second run skips the .shrunk.onnx files it made.
+  // A second run skips the .shrunk.onnx files it made; -o FOLDER keeps the subfolders.
   const again = run(path.join(dir, 'models'), '-o', path.join(dir, 'out'));
   assert.equal(again.status, 0, again.stderr);
-  assert.deepEqual(readdirSync(path.join(dir, 'out')), ['det.shrunk.onnx']);
+  assert.deepEqual(readdirSync(path.join(dir, 'out'), { recursive: true }).sort(), ['nested', path.join('nested', 'det.shrunk.onnx')]);
+  // Two models of one name in different subfolders stay apart; given by name, they are refused
+  // before any work, rather than one result overwriting the other.
+  mkdirSync(path.join(dir, 'models', 'other'));
+  copyFileSync(path.join(dir, 'silero.onnx'), path.join(dir, 'models', 'other', 'det.onnx'));
+  const both = spawnSync(process.execPath, [cli, 'models', '-o', 'both'], { cwd: dir, encoding: 'utf8' });
+  assert.equal(both.status, 0, both.stderr);
+  assert.match(both.stdout, /both\/nested\/det\.shrunk\.onnx +4\.7 MB/);
+  assert.match(both.stdout, /both\/other\/det\.shrunk\.onnx +2\.3 MB/);
+  const clash = run(path.join(dir, 'models', 'nested', 'det.onnx'), path.join(dir, 'models', 'other', 'det.onnx'), '-o', path.join(dir, 'clash'));
+  assert.equal(clash.status, 2);
+  assert.match(clash.stderr, /'.*nested\/det\.onnx' and '.*other\/det\.onnx' would both be written to '.*clash\/det\.shrunk\.onnx'/);
+  assert.ok(!existsSync(path.join(dir, 'clash')));
 });
 
 test('on a terminal: progress while shrinking and while checking, cleared before the table', () => {
