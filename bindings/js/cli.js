@@ -227,7 +227,12 @@ class TempFile {
     this.target = target;
     this.temp = `${target}${tag ? `.${tag}` : ''}.partial`;
     removeIfLeftBehind(this.temp);  // first: a kill right after the file appears still removes it
-    this.fd = openSync(this.temp, 'w');
+    try {
+      mkdirSync(path.dirname(target), { recursive: true });
+      this.fd = openSync(this.temp, 'w');
+    } catch (e) {
+      throw new OnnxShrinkError(`cannot write '${target}': ${e.message}`, 'IO');
+    }
     this.size = 0;
   }
   write(bytes) {
@@ -314,7 +319,6 @@ function externalResolver(modelPath, opened) {
 async function processOne(model, a, many, rows, reports) {
   const input = model.file;
   const output = outputFor(model, a, many);
-  if (!a.inspect) mkdirSync(path.dirname(output), { recursive: true });
   if (!a.inspect && sameFile(input, output)) {
     throw new OnnxShrinkError(`the output '${output}' is the input file; onnx-shrink never overwrites its input`, 'BAD_OPTION');
   }
@@ -337,7 +341,9 @@ async function processOne(model, a, many, rows, reports) {
       const model = new TempFile(output);
       model.write(bytes);
       model.commit();
-      rows.push({ input, output, before: source.size, after: bytes.byteLength });
+      const unchanged = bytes.byteLength === source.size && Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).equals(source.read(0, source.size));
+      rows.push({ input, output, before: source.size, after: bytes.byteLength,
+                  note: unchanged ? 'Nothing to expand: no 8-bit weights turned back into floats in the graph (not a shrunk model?).' : undefined });
       reports.push({ input, output });
       return;
     }
@@ -568,7 +574,10 @@ function printTable(rows, a) {
   const fmt = (cells) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
   console.log(fmt(header));
   for (const l of lines) console.log(fmt(l));
-  for (const r of rows) if (r.report?.unchanged) console.log(`${shown(r.output ?? r.input)}: ${r.report.summary}`);
+  for (const r of rows) {
+    const note = r.report?.unchanged ? r.report.summary : r.note;
+    if (note) console.log(`${shown(r.output ?? r.input)}: ${note}`);
+  }
   for (const r of rows) {
     if (!r.verify) continue;
     const files = Object.keys(a.inputFiles);
@@ -637,9 +646,15 @@ async function main() {
     }
   }
   if (a.report) {
-    const t = new TempFile(a.report);
-    t.write(Buffer.from(JSON.stringify(reports.length === 1 ? reports[0].report ?? reports[0] : reports, null, 2) + '\n'));
-    t.commit();
+    try {
+      const t = new TempFile(a.report);
+      t.write(Buffer.from(JSON.stringify(reports.length === 1 ? reports[0].report ?? reports[0] : reports, null, 2) + '\n'));
+      t.commit();
+    } catch (e) {
+      if (!(e instanceof OnnxShrinkError)) throw e;
+      process.stderr.write(`onnx-shrink: --report: ${e.message}\n`);
+      failed = true;
+    }
   }
   if (a.json) console.log(JSON.stringify(reports.length === 1 ? reports[0] : reports, null, 2));
   printTable(rows, a);

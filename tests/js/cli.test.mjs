@@ -94,6 +94,18 @@ test('never overwrites its input; bad input exits 2 and leaves nothing behind', 
   assert.ok(!existsSync(path.join(dir, 'broken.shrunk.onnx')));
   assert.ok(!existsSync(path.join(dir, 'broken.shrunk.onnx.partial')));
   assert.equal(run(path.join(dir, 'missing.onnx')).status, 2);
+  // An output that cannot be written is named, with the system's reason; no stack trace.
+  const blocked = run(input, '-o', path.join(input, 'out.onnx'));
+  assert.equal(blocked.status, 2);
+  assert.match(blocked.stderr, /cannot write '.*silero\.onnx\/out\.onnx': EEXIST/);
+  assert.doesNotMatch(blocked.stderr, /internal error|at /);
+  const report = run(input, '-o', path.join(dir, 'r.onnx'), '-q', '--report', path.join(input, 'r.json'));
+  assert.equal(report.status, 2);
+  assert.match(report.stderr, /--report: cannot write '.*r\.json'/);
+  // --expand on a model that was never shrunk says so.
+  const plain = run(input, '--expand', '-o', path.join(dir, 'plain.onnx'));
+  assert.equal(plain.status, 0, plain.stderr);
+  assert.match(plain.stdout, /plain\.onnx: Nothing to expand: no 8-bit weights turned back into floats/);
   const usage = run(input, '--mode', 'int4');
   assert.equal(usage.status, 2);
   assert.match(usage.stderr, /--mode takes int8, palette/);
