@@ -316,6 +316,25 @@ function externalResolver(modelPath, opened) {
   };
 }
 
+// A model file, read in slices; or a pipe (`<(curl …)`, /dev/stdin), read whole first, as it
+// cannot be read twice. A pipe has no name to put the result beside: it needs -o.
+function modelSource(input, a) {
+  if (statSync(input).isFile()) return fileSource(input);
+  if (!a.output) throw new OnnxShrinkError(`'${input}' is not a regular file (a pipe?): name the result with -o`, 'BAD_OPTION');
+  let bytes;
+  try {
+    bytes = readDataFile(input);
+  } catch (e) {
+    throw new OnnxShrinkError(`cannot read '${input}': ${e.code === 'ERR_FS_FILE_TOO_LARGE' ? 'over 2 GiB, more than a pipe is read into memory' : e.message}`, 'IO');
+  }
+  return {
+    size: bytes.byteLength,
+    read: (offset, length) => bytes.subarray(offset, offset + length),
+    readInto: (offset, target) => target.set(bytes.subarray(offset, offset + target.byteLength)),
+    close() {},
+  };
+}
+
 async function processOne(model, a, many, rows, reports) {
   const input = model.file;
   const output = outputFor(model, a, many);
@@ -323,7 +342,7 @@ async function processOne(model, a, many, rows, reports) {
     throw new OnnxShrinkError(`the output '${output}' is the input file; onnx-shrink never overwrites its input`, 'BAD_OPTION');
   }
   const opened = [];
-  const source = fileSource(input);
+  const source = modelSource(input, a);
   opened.push(source);
   const onProgress = progressBar(path.basename(input), a.quiet || a.json);
   const external = externalResolver(input, opened);

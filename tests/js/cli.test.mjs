@@ -102,6 +102,16 @@ test('never overwrites its input; bad input exits 2 and leaves nothing behind', 
   const report = run(input, '-o', path.join(dir, 'r.onnx'), '-q', '--report', path.join(input, 'r.json'));
   assert.equal(report.status, 2);
   assert.match(report.stderr, /--report: cannot write '.*r\.json'/);
+  // A model from a pipe is read whole and gives the same result; without -o it has no name to follow.
+  const viaPipe = (...extra) => spawnSync('bash', ['-c', '"$0" "$1" <(cat "$MODEL") "${@:2}"', process.execPath, cli, ...extra],
+                                          { encoding: 'utf8', env: { ...process.env, MODEL: input } });
+  const piped = viaPipe('-o', path.join(dir, 'piped.onnx'), '-q');
+  assert.equal(piped.status, 0, piped.stderr);
+  assert.equal(run(input, '-o', path.join(dir, 'named.onnx'), '-q').status, 0);
+  assert.equal(sha(path.join(dir, 'piped.onnx')), sha(path.join(dir, 'named.onnx')));
+  const unnamed = viaPipe();
+  assert.equal(unnamed.status, 2);
+  assert.match(unnamed.stderr, /is not a regular file \(a pipe\?\): name the result with -o/);
   // --expand on a model that was never shrunk says so.
   const plain = run(input, '--expand', '-o', path.join(dir, 'plain.onnx'));
   assert.equal(plain.status, 0, plain.stderr);
