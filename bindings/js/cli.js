@@ -328,6 +328,7 @@ function modelSource(input, a) {
     throw new OnnxShrinkError(`cannot read '${input}': ${e.code === 'ERR_FS_FILE_TOO_LARGE' ? 'over 2 GiB, more than a pipe is read into memory' : e.message}`, 'IO');
   }
   return {
+    bytes,  // for --verify: the pipe cannot be opened again
     size: bytes.byteLength,
     read: (offset, length) => bytes.subarray(offset, offset + length),
     readInto: (offset, target) => target.set(bytes.subarray(offset, offset + target.byteLength)),
@@ -384,9 +385,9 @@ async function processOne(model, a, many, rows, reports) {
     let kept = runs[0], checks = null;
     if (runs.length === 1) {
       kept.commit();
-      if (a.verify) checks = await verify(input, [output], feeds, a);
+      if (a.verify) checks = await verify(source.bytes ?? input, [output], feeds, a);
     } else {
-      checks = await verify(input, runs.map((r) => r.model.temp), feeds, a);
+      checks = await verify(source.bytes ?? input, runs.map((r) => r.model.temp), feeds, a);
       const scores = checks.results.map((outputs) => worstOutput(outputs).relL2).map((e) => (Number.isNaN(e) ? Infinity : e));
       kept = runs[scores.indexOf(Math.min(...scores))];
       for (const r of runs) if (r !== kept) r.discard();
@@ -480,8 +481,8 @@ async function shrinkTo(source, output, options, tag) {
   return run;
 }
 
-// --verify: the check users of weight-quantization tools run by hand. Runs the original and each
-// of `shrunk` (files) on the same inputs (from verifyFeeds), sample by sample; returns the number
+// --verify: the check users of weight-quantization tools run by hand. Runs the original (a file,
+// or the bytes of a model read from a pipe) and each of `shrunk` (files) on the same inputs (from verifyFeeds), sample by sample; returns the number
 // of samples and, per shrunk model, how far each output moved (with `ok` for the tolerances).
 async function verify(original, shrunk, { inputs, samples }, a) {
   let ort;
@@ -508,7 +509,7 @@ async function verify(original, shrunk, { inputs, samples }, a) {
   };
   // One shrunk model at a time beside the original (memory for two models, not all of them); the
   // original runs again for each, as keeping its outputs for every sample could take more.
-  const bar = progressBar(path.basename(original), a.quiet || a.json);
+  const bar = progressBar(typeof original === 'string' ? path.basename(original) : 'the model', a.quiet || a.json);
   bar(0, 'loading');
   const reference = await open(original, 'original');
   const within = (o) => (a.absTol == null || o.maxAbs <= a.absTol) && (a.meanTol == null || o.meanAbs <= a.meanTol);

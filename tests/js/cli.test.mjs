@@ -109,6 +109,9 @@ test('never overwrites its input; bad input exits 2 and leaves nothing behind', 
   assert.equal(piped.status, 0, piped.stderr);
   assert.equal(run(input, '-o', path.join(dir, 'named.onnx'), '-q').status, 0);
   assert.equal(sha(path.join(dir, 'piped.onnx')), sha(path.join(dir, 'named.onnx')));
+  const checked = viaPipe('-o', path.join(dir, 'piped.onnx'), '--verify', '--shape', 'input=1x512', '--value', 'sr=16000');
+  assert.equal(checked.status, 0, checked.stderr);  // the original runs from the bytes read, not the spent pipe
+  assert.match(checked.stdout, /output: max abs/);
   const unnamed = viaPipe();
   assert.equal(unnamed.status, 2);
   assert.match(unnamed.stderr, /is not a regular file \(a pipe\?\): name the result with -o/);
