@@ -212,7 +212,7 @@ let janitor = null;
 function removeIfLeftBehind(file) {
   if (!janitor) {
     janitor = spawn(process.execPath, [fileURLToPath(new URL('./janitor.js', import.meta.url))],
-                    { detached: true, stdio: ['pipe', 'ignore', 'ignore'] });
+                    { detached: true, windowsHide: true, stdio: ['pipe', 'ignore', 'ignore'] });
     janitor.on('error', () => {});  // best effort: without it, a kill may leave a .partial file
     janitor.stdin.on('error', () => {});
     janitor.unref();
