@@ -152,7 +152,6 @@ function parse(argv) {
   return a;
 }
 
-// Models named on the command line: files as given, folders searched for .onnx files.
 // The models to work on: files as given, and the .onnx files in given folders (and their
 // subfolders). `under` is a model's folder relative to the folder it was found in ('' for a file
 // given by name): with -o FOLDER, its result goes to the same subfolder there.
@@ -425,13 +424,14 @@ function readDataFile(file) {
     if (fstatSync(fd).isFile()) return readFileSync(fd);
     const chunks = [];
     let total = 0;
-    for (let n; (n = readSync(fd, (chunks[chunks.length] = Buffer.allocUnsafe(1 << 20)))) > 0;) {
-      chunks[chunks.length - 1] = chunks[chunks.length - 1].subarray(0, n);
+    for (;;) {
+      const chunk = Buffer.allocUnsafe(1 << 20);
+      const n = readSync(fd, chunk);
+      if (n === 0) return Buffer.concat(chunks, total);
+      chunks.push(chunk.subarray(0, n));
       total += n;
       if (total > DATA_LIMIT) throw Object.assign(new Error('too large'), { code: 'ERR_FS_FILE_TOO_LARGE' });
     }
-    chunks.pop();  // the empty read at the end
-    return Buffer.concat(chunks, total);
   } finally {
     closeSync(fd);
   }
@@ -482,8 +482,9 @@ async function shrinkTo(source, output, options, tag) {
 }
 
 // --verify: the check users of weight-quantization tools run by hand. Runs the original (a file,
-// or the bytes of a model read from a pipe) and each of `shrunk` (files) on the same inputs (from verifyFeeds), sample by sample; returns the number
-// of samples and, per shrunk model, how far each output moved (with `ok` for the tolerances).
+// or the bytes of a model read from a pipe) and each of `shrunk` (files) on the same inputs (from
+// verifyFeeds), sample by sample; returns the number of samples and, per shrunk model, how far
+// each output moved (with `ok` for the tolerances).
 async function verify(original, shrunk, { inputs, samples }, a) {
   let ort;
   try {
