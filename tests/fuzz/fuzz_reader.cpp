@@ -60,6 +60,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const Outcome in_memory = outcome([&](Sink& out) { shrink(memory, int8, &out); });
   const Outcome in_slices = outcome([&](Sink& out) { shrink(sliced, int8, &out); });
   if (in_memory.bytes != in_slices.bytes || (!in_memory.bytes && in_memory.code != in_slices.code)) __builtin_trap();
-  outcome([&](Sink& out) { expand(memory, out); });
+  const Outcome expanded = outcome([&](Sink& out) { expand(memory, out); });
+  const Outcome expanded_in_slices = outcome([&](Sink& out) { expand(sliced, out); });
+  if (expanded.bytes != expanded_in_slices.bytes || (!expanded.bytes && expanded.code != expanded_in_slices.code)) __builtin_trap();
   return 0;
 }
