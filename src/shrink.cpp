@@ -80,7 +80,7 @@ bool holds_8bit_weights(const ModelIndex& index, uint64_t min_elements) {
   return false;
 }
 
-void finish_report(Report& r, const ModelIndex& index, const Options& options) {
+void finish_report(Report& r, const ModelIndex& index, const Options& options, bool written) {
   if (r.unchanged) {
     if (r.tensors.empty() && holds_8bit_weights(index, options.min_elements)) {
       r.summary = "Nothing to shrink: its large tensors hold 8-bit values already (shrunk before, or quantized).";
@@ -91,7 +91,7 @@ void finish_report(Report& r, const ModelIndex& index, const Options& options) {
     }
     return;
   }
-  r.summary = "Shrank " + std::to_string(r.tensors_changed) + " tensor" + (r.tensors_changed == 1 ? "" : "s") +
+  r.summary = std::string(written ? "Shrank " : "Would shrink ") + std::to_string(r.tensors_changed) + " tensor" + (r.tensors_changed == 1 ? "" : "s") +
               ": model " + std::to_string(r.model_bytes_before + r.external_bytes_before) + " -> " +
               std::to_string(r.model_bytes_after + r.external_bytes_after) + " bytes.";
 }
@@ -126,7 +126,7 @@ Report shrink(const Source& model, const Options& options, Sink* out, const Io& 
   } else {
     encode_only(plan, encoder, io.progress);
   }
-  finish_report(plan.report, index, options);
+  finish_report(plan.report, index, options, out != nullptr);
   return std::move(plan.report);
 }
 

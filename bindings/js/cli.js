@@ -319,7 +319,7 @@ function externalResolver(modelPath, opened) {
 // cannot be read twice. A pipe has no name to put the result beside: it needs -o.
 function modelSource(input, a) {
   if (statSync(input).isFile()) return fileSource(input);
-  if (!a.output) throw new OnnxShrinkError(`'${input}' is not a regular file (a pipe?): name the result with -o`, 'BAD_OPTION');
+  if (!a.output && !a.inspect) throw new OnnxShrinkError(`'${input}' is not a regular file (a pipe?): name the result with -o`, 'BAD_OPTION');
   let bytes;
   try {
     bytes = readDataFile(input);

@@ -132,6 +132,8 @@ TEST(Engine, InspectReportsWhatShrinkDoes) {
     EXPECT_EQ(shrunk.tensors[i].sqnr_db, inspected.tensors[i].sqnr_db);
     EXPECT_EQ(shrunk.tensors[i].scheme, inspected.tensors[i].scheme);
   }
+  EXPECT_EQ(shrunk.summary.rfind("Shrank ", 0), 0u) << shrunk.summary;
+  EXPECT_EQ(inspected.summary.rfind("Would shrink ", 0), 0u) << inspected.summary;  // nothing was written
   const std::string json = to_json(inspected);
   EXPECT_NE(json.find("\"tensors\":["), std::string::npos);
   EXPECT_NE(json.find("\"conv2d_107.w_0\""), std::string::npos);
