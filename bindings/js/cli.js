@@ -12,6 +12,7 @@ import { shrink, inspect, expand, version, fileSource, OnnxShrinkError } from '.
 import { declaredShape, sampleCount, compareModels, worstOutput } from './verify.js';
 
 const USAGE = `usage: onnx-shrink IN.onnx [IN2.onnx | FOLDER ...] [options]
+       curl -sL URL | onnx-shrink /dev/stdin -o OUT.onnx [options]    (a model from a pipe)
 
   -o, --output PATH         output file (one input) or folder (a folder's subfolders are kept there);
                             default NAME.shrunk.onnx beside each input
