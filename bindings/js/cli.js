@@ -357,14 +357,13 @@ async function processOne(model, a, many, rows, reports) {
       return;
     }
     if (a.expand) {
-      const bytes = await expand(source, { external, onProgress });
+      let report = null;
+      const bytes = await expand(source, { external, onProgress, onReport: (r) => (report = r) });
       const model = new TempFile(output);
       model.write(bytes);
       model.commit();
-      const unchanged = bytes.byteLength === source.size && Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).equals(source.read(0, source.size));
-      rows.push({ input, output, before: source.size, after: bytes.byteLength,
-                  note: unchanged ? 'Nothing to expand: no 8-bit weights turned back into floats in the graph (not a shrunk model?).' : undefined });
-      reports.push({ input, output });
+      rows.push({ input, output, before: source.size, after: bytes.byteLength, report });
+      reports.push({ input, output, report });
       return;
     }
     const schemes = a.schemes.length > 1 ? a.schemes : [undefined];
@@ -596,10 +595,7 @@ function printTable(rows, a) {
   const fmt = (cells) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
   console.log(fmt(header));
   for (const l of lines) console.log(fmt(l));
-  for (const r of rows) {
-    const note = r.report?.unchanged ? r.report.summary : r.note;
-    if (note) console.log(`${shown(r.output ?? r.input)}: ${note}`);
-  }
+  for (const r of rows) if (r.report?.unchanged) console.log(`${shown(r.output ?? r.input)}: ${r.report.summary}`);
   for (const r of rows) {
     if (!r.verify) continue;
     const files = Object.keys(a.inputFiles);

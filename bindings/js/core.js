@@ -20,7 +20,7 @@ const OPTION_DEFAULTS = {
 // Options the engine holds in 32 bits (larger numbers would wrap around on the way in); the other
 // numbers go in as 64-bit integers, exact up to 2^53.
 const UINT32 = ['levels', 'block', 'externalAlignment', 'roundingDraw'];
-const CALLBACKS = ['onProgress', 'onExternalData', 'onModelData'];
+const CALLBACKS = ['onProgress', 'onExternalData', 'onModelData', 'onReport'];
 
 function badOption(message) {
   return new OnnxShrinkError(message, 'BAD_OPTION');
@@ -227,6 +227,7 @@ export function createApi(loadWasm) {
       const result = module.run(what, engineOptions, io);
       if (result.code) throw new OnnxShrinkError(result.message, result.code);
       const report = JSON.parse(result.report);
+      options.onReport?.(report);
       const externalData = external.result();
       const modelBytes = out.result() ?? new Uint8Array(0);  // empty when onModelData took it
       return { model: modelBytes, report, externalData: externalData && externalData.byteLength ? externalData : undefined };

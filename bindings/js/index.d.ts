@@ -77,6 +77,8 @@ export interface ShrinkOptions {
   onProgress?: (fraction: number, stage: Stage) => boolean | void;
   /** Stops the work when aborted (checked between steps). */
   signal?: AbortSignal;
+  /** Receives the report, also of expand() (which resolves to the model alone). */
+  onReport?: (report: Report) => void;
 }
 
 export interface ValueInfo {
@@ -161,7 +163,7 @@ export declare const env: Env;
 
 export declare function shrink(input: Input, options?: ShrinkOptions): Promise<ShrinkResult>;
 export declare function inspect(input: Input, options?: ShrinkOptions): Promise<Report>;
-export declare function expand(input: Input, options?: Pick<ShrinkOptions, 'external' | 'onProgress' | 'signal'>): Promise<Uint8Array>;
+export declare function expand(input: Input, options?: Pick<ShrinkOptions, 'external' | 'onProgress' | 'signal' | 'onReport'>): Promise<Uint8Array>;
 export declare function version(): Promise<string>;
 /** Bytes of WebAssembly memory the engine has grown to (it never shrinks): its peak use so far. */
 export declare function wasmMemory(): Promise<number>;

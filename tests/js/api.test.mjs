@@ -62,8 +62,15 @@ test('shrink, inspect and expand', async () => {
   const inspected = await inspect(silero);
   assert.equal(inspected.totals.modelBytesAfter, model.byteLength);
   assert.deepEqual(inspected.tensors.map((t) => t.sqnrDb), report.tensors.map((t) => t.sqnrDb));
-  const expanded = await expand(model);
+  let expandReport = null;
+  const expanded = await expand(model, { onReport: (r) => (expandReport = r) });
   assert.ok(Math.abs(expanded.byteLength - silero.byteLength) < 2000);
+  assert.equal(expandReport.mode, 'expand');
+  assert.equal(expandReport.unchanged, false);
+  let plainReport = null;
+  await expand(silero, { onReport: (r) => (plainReport = r) });  // never shrunk: nothing to expand
+  assert.equal(plainReport.unchanged, true);
+  assert.match(plainReport.summary, /Nothing to expand/);
   // ArrayBuffer, views and readers give the same result as a Uint8Array.
   const buffer = silero.buffer.slice(silero.byteOffset, silero.byteOffset + silero.byteLength);
   assert.ok(Buffer.from((await shrink(buffer)).model).equals(Buffer.from(model)));
