@@ -1,16 +1,22 @@
 import type { ShrinkOptions } from './index.js';
 
 export interface OnnxPluginOptions extends ShrinkOptions {
-  /** Per-file options by file name (or name ending); false leaves the file alone. */
+  /**
+   * Per-file options by file name (or name ending, such as `models/vad.onnx`), matched against the
+   * emitted name and the source file's; false leaves the file alone.
+   */
   files?: Record<string, ShrinkOptions | false>;
   /** Which emitted files are models (default /\.onnx$/i). */
   include?: RegExp;
 }
 
-/** The generic hook: (fileName, bytes) => shrunk bytes, or null to leave the file as it is. */
+/**
+ * The generic hook: (fileName, bytes, sourceNames) => shrunk bytes, or null to leave the file as it
+ * is. sourceNames are other names of the file (its source's) for matching `files`.
+ */
 export declare function createOnnxTransform(
   options?: OnnxPluginOptions & { log?: (message: string) => void },
-): (fileName: string, bytes: Uint8Array) => Promise<Uint8Array | null>;
+): (fileName: string, bytes: Uint8Array, sourceNames?: readonly string[]) => Promise<Uint8Array | null>;
 
 /** A Vite (and Rollup) plugin that shrinks the .onnx files a build emits. */
 export default function onnxShrink(options?: OnnxPluginOptions): {

@@ -1,38 +1,15 @@
 // onnx-shrink at build time: a Vite (and Rollup) plugin that shrinks the .onnx files a build
-// emits, and the generic hook it is built on, for other bundlers.
+// emits. The generic hook it is built on (transform.js) is exported here too, for other bundlers.
 import { existsSync, readFileSync, readdirSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { OnnxShrinkError, shrink } from './index.node.js';
+import { createOnnxTransform } from './transform.js';
 
-/**
- * The generic hook: returns async (fileName, bytes) => shrunk bytes, or null to leave the file.
- * options.files maps file names (or name endings) to per-file options, or to false to skip;
- * everything else in options applies to every model.
- */
-export function createOnnxTransform(options = {}) {
-  const { files = {}, include = /\.onnx$/i, log = () => {}, ...defaults } = options;
-  return async (fileName, bytes) => {
-    if (!include.test(fileName)) return null;
-    const key = Object.keys(files).find((k) => fileName === k || fileName.endsWith('/' + k) || path.basename(fileName) === k);
-    const perFile = key === undefined ? {} : files[key];
-    if (perFile === false) return null;
-    let result;
-    try {
-      result = await shrink(bytes, { ...defaults, ...perFile });
-    } catch (e) {
-      // A build shrinks many files: say which one failed (the code stays).
-      if (e instanceof OnnxShrinkError) throw new OnnxShrinkError(`${fileName}: ${e.message}`, e.code);
-      throw e;
-    }
-    log(`onnx-shrink: ${fileName} ${bytes.byteLength} -> ${result.model.byteLength} bytes`);
-    return result.model;
-  };
-}
+export { createOnnxTransform };
 
 /** Vite/Rollup plugin: shrinks emitted .onnx assets and .onnx files copied from publicDir. */
 export default function onnxShrink(options = {}) {
   let outDir = null, publicDir = null, logger = null;
-  const transform = createOnnxTransform({ ...options, log: (m) => logger?.info(m) });
+  const transform = createOnnxTransform({ ...options, log: (m) => logger?.info(`onnx-shrink: ${m}`) });
   return {
     name: 'onnx-shrink',
     apply: 'build',
@@ -46,7 +23,8 @@ export default function onnxShrink(options = {}) {
       for (const asset of Object.values(bundle)) {
         if (asset.type !== 'asset') continue;
         const bytes = typeof asset.source === 'string' ? new TextEncoder().encode(asset.source) : asset.source;
-        const out = await transform(asset.fileName, bytes);
+        // The emitted name has a hash in it; per-file options may name the source file.
+        const out = await transform(asset.fileName, bytes, [...(asset.originalFileNames ?? []), ...(asset.names ?? [])]);
         if (out) asset.source = out;
       }
     },

@@ -121,8 +121,26 @@ test('errors carry a code and a message that says what is wrong', async () => {
   // The build-tool hook says which file failed, with the engine's code.
   const transform = createOnnxTransform();
   await expectError(transform('assets/page.onnx', new Uint8Array([0x3c, 0x68])), 'NOT_ONNX', /^assets\/page\.onnx: not an ONNX model/);
+  // ... by its source's name too, when the emitted name is a hash.
+  await expectError(transform('3f2a9c.onnx', new Uint8Array([0x3c, 0x68]), ['src/models/page.onnx']), 'NOT_ONNX',
+                    /^src\/models\/page\.onnx \(3f2a9c\.onnx\): not an ONNX model/);
   // The engine still works after an error.
   assert.equal((await shrink(silero)).report.totals.tensorsChanged, 12);
+});
+
+test('the build-tool hook: per-file options match the emitted name or a source name', async () => {
+  const logged = [];
+  const transform = createOnnxTransform({ mode: 'palette', log: (m) => logged.push(m),
+                                          files: { 'models/vad.onnx': { mode: 'int8' }, 'skip.onnx': false } });
+  assert.equal(await transform('vad.json', silero), null, 'only .onnx files');
+  assert.equal(await transform('assets/skip.onnx', silero), null);
+  assert.equal(await transform('a1b2.onnx', silero, ['src/skip.onnx']), null, 'by its source name');
+  const int8 = await transform('a1b2.onnx', silero, ['src/models/vad.onnx']);
+  assert.ok(Buffer.from(int8).equals((await shrink(silero)).model), 'the per-file options of the source name');
+  const palette = await transform('assets/vad-a1b2.onnx', silero, ['other/vad.onnx']);
+  assert.ok(Buffer.from(palette).equals((await shrink(silero, { mode: 'palette' })).model), 'a name ending must match whole folders');
+  assert.deepEqual(logged, [`src/models/vad.onnx (a1b2.onnx): ${silero.byteLength} -> ${int8.byteLength} bytes`,
+                            `other/vad.onnx (assets/vad-a1b2.onnx): ${silero.byteLength} -> ${palette.byteLength} bytes`]);
 });
 
 test('progress and cancelling', async () => {

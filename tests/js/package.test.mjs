@@ -1,5 +1,5 @@
 // The package as users get it: `npm pack`, installed offline into a fresh folder, used from Node,
-// its CLI, its TypeScript types, and its Vite plugin in a fresh Vite 7 project.
+// its CLI, its TypeScript types, and its Vite and webpack plugins in fresh Vite 7 and webpack 5 projects.
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
@@ -26,7 +26,7 @@ before(() => {
   writeFileSync(path.join(app, 'package.json'), JSON.stringify({ name: 'app', private: true, type: 'module' }));
   // Offline: everything comes from the npm cache the repository's own install filled.
   npm(app, 'install', '--offline', '--no-audit', '--no-fund', '--ignore-scripts', tarball,
-      `typescript@${versionOf('typescript')}`, `vite@${versionOf('vite')}`);
+      `typescript@${versionOf('typescript')}`, `vite@${versionOf('vite')}`, `webpack@${versionOf('webpack')}`);
 });
 
 test('import from a fresh install and shrink', () => {
@@ -57,6 +57,9 @@ test('tsc --strict accepts code using every exported type', () => {
     import { declaredShape, sampleCount, sampleFeeds, carryOver, compareModels, worstOutput, OutputComparison } from 'onnx-shrink/verify';
     import type { InputSpec, OutputError } from 'onnx-shrink/verify';
     import type { OnnxPluginOptions } from 'onnx-shrink/vite';
+    import OnnxShrinkPlugin from 'onnx-shrink/webpack';
+    import type { Configuration } from 'webpack';
+    const webpackConfig: Configuration = { mode: 'production', plugins: [new OnnxShrinkPlugin({ mode: 'palette', files: { 'a.onnx': false } })] };
     const mode: Mode = 'palette', scheme: Scheme = 'auto', form: Form = 'fold', ext: ExternalDataMode = 'auto';
     const options: ShrinkOptions = { mode, scheme, form, externalData: ext, levels: 256, exclude: ['w'],
       onProgress: (fraction: number, stage: Stage) => fraction < 2 && stage !== 'reading',
@@ -96,7 +99,7 @@ test('tsc --strict accepts code using every exported type', () => {
       const ran: OutputError[] = await compareModels(Tensor, specs, async (f) => f, async (f) => f, { feedBack: { x: 'x' }, threshold: 0.5 });
       const worst: OutputError = worstOutput(ran);
       console.log(sampleCount(specs), errors[0].relL2, agreement, open.guessed, worst.name);
-      console.log(tensors.length, inputs.length, changes.length, again.summary, v, plugin.name, out?.byteLength);
+      console.log(tensors.length, inputs.length, changes.length, again.summary, v, plugin.name, out?.byteLength, webpackConfig.mode);
     }
     void main();`);
   const tsc = spawnSync(path.join(app, 'node_modules', '.bin', 'tsc'),
@@ -136,14 +139,58 @@ test('a fresh Vite 7 project builds with the plugin and emits the shrunk models'
   writeFileSync(path.join(project, 'index.html'), '<!doctype html><script type="module" src="./main.js"></script>');
   writeFileSync(path.join(project, 'main.js'), "console.log(new URL('./vad.onnx', import.meta.url).href);");
   writeFileSync(path.join(project, 'vite.config.js'),
-    "import onnxShrink from 'onnx-shrink/vite';\nexport default { plugins: [onnxShrink({ files: { 'det.onnx': { mode: 'palette' } } })] };\n");
+    "import onnxShrink from 'onnx-shrink/vite';\nexport default { plugins: [onnxShrink({ files: { 'det.onnx': { mode: 'palette' }, 'vad.onnx': { scheme: 'channel' } } })] };\n");
   const build = spawnSync(path.join(app, 'node_modules', '.bin', 'vite'), ['build'], { cwd: project, encoding: 'utf8' });
   assert.equal(build.status, 0, build.stdout + build.stderr);
   const assets = readdirSync(path.join(project, 'dist', 'assets')).filter((f) => f.endsWith('.onnx'));
   assert.equal(assets.length, 1);
   const { shrink } = await import(path.join(root, 'bindings', 'js', 'index.node.js'));
-  const expectedVad = (await shrink(readFileSync(path.join(fixtures, 'silero_vad_v5.onnx')))).model;
+  // The emitted name has a hash in it (vad-XXXX.onnx): the per-file options match the source's name.
+  const expectedVad = (await shrink(readFileSync(path.join(fixtures, 'silero_vad_v5.onnx')), { scheme: 'channel' })).model;
   assert.ok(Buffer.from(expectedVad).equals(readFileSync(path.join(project, 'dist', 'assets', assets[0]))), 'the emitted model is the shrunk one');
   const expectedDet = (await shrink(readFileSync(path.join(fixtures, 'ch_PP-OCRv4_det_infer.onnx')), { mode: 'palette' })).model;
   assert.ok(Buffer.from(expectedDet).equals(readFileSync(path.join(project, 'dist', 'det.onnx'))), 'the public model is shrunk with its own options');
+});
+
+test('a fresh webpack 5 project builds with the plugin: models shrunk, hashes and references updated, errors name the file', async () => {
+  const project = path.join(app, 'webpack-site');
+  mkdirSync(path.join(project, 'src', 'models'), { recursive: true });
+  copyFileSync(path.join(fixtures, 'silero_vad_v5.onnx'), path.join(project, 'src', 'models', 'vad.onnx'));
+  copyFileSync(path.join(fixtures, 'ch_PP-OCRv4_det_infer.onnx'), path.join(project, 'src', 'det.onnx'));
+  writeFileSync(path.join(project, 'src', 'broken.onnx'), 'not a model');
+  writeFileSync(path.join(project, 'src', 'index.js'),
+    "console.log(new URL('./models/vad.onnx', import.meta.url).href, new URL('./det.onnx', import.meta.url).href);");
+  writeFileSync(path.join(project, 'src', 'broken.js'), "console.log(new URL('./broken.onnx', import.meta.url).href);");
+  // webpack's Node API, as a webpack.config.js would set it up.
+  writeFileSync(path.join(project, 'build.mjs'), `
+    import webpack from 'webpack';
+    import OnnxShrinkPlugin from 'onnx-shrink/webpack';
+    const [entry, out] = process.argv.slice(2);
+    const compiler = webpack({ mode: 'production', context: process.cwd(), entry, output: { path: process.cwd() + '/' + out },
+                               performance: { hints: false },
+                               plugins: [new OnnxShrinkPlugin({ files: { 'det.onnx': { mode: 'palette' } } })] });
+    compiler.run((err, stats) => {
+      if (err) throw err;
+      const { errors, assets } = stats.toJson({ all: false, errors: true, assets: true });
+      console.log(JSON.stringify({ errors: errors.map((e) => e.message), assets: assets.map((a) => a.name) }));
+      compiler.close(() => {});
+    });`);
+  const build = (entry, out) => JSON.parse(execFileSync(process.execPath, ['build.mjs', entry, out], { cwd: project, encoding: 'utf8' }));
+  const good = build('./src/index.js', 'dist');
+  assert.deepEqual(good.errors, []);
+  const { shrink } = await import(path.join(root, 'bindings', 'js', 'index.node.js'));
+  const expected = [(await shrink(readFileSync(path.join(fixtures, 'silero_vad_v5.onnx')))).model,
+                    (await shrink(readFileSync(path.join(fixtures, 'ch_PP-OCRv4_det_infer.onnx')), { mode: 'palette' })).model];
+  const models = good.assets.filter((a) => a.endsWith('.onnx'));
+  assert.equal(models.length, 2);
+  const bundle = readFileSync(path.join(project, 'dist', 'main.js'), 'utf8');
+  for (const name of models) {
+    const bytes = readFileSync(path.join(project, 'dist', name));
+    assert.ok(expected.some((e) => Buffer.from(e).equals(bytes)), `${name} is a shrunk model`);
+    // webpack renews the content hash in the name after the plugin ran: the bundle must load that name.
+    assert.ok(bundle.includes(name), `main.js refers to ${name}`);
+  }
+  const bad = build('./src/broken.js', 'dist-broken');
+  assert.equal(bad.errors.length, 1);
+  assert.match(bad.errors[0], /^onnx-shrink: src\/broken\.onnx \([0-9a-f]+\.onnx\): not an ONNX model/);
 });
