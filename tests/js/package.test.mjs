@@ -1,5 +1,5 @@
 // The package as users get it: `npm pack`, installed offline into a fresh folder, used from Node,
-// its CLI, its TypeScript types, and its Vite and webpack plugins in fresh Vite 7 and webpack 5 projects.
+// its CLI, its TypeScript types, and its Vite, webpack and esbuild plugins in fresh projects.
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
@@ -26,7 +26,7 @@ before(() => {
   writeFileSync(path.join(app, 'package.json'), JSON.stringify({ name: 'app', private: true, type: 'module' }));
   // Offline: everything comes from the npm cache the repository's own install filled.
   npm(app, 'install', '--offline', '--no-audit', '--no-fund', '--ignore-scripts', tarball,
-      `typescript@${versionOf('typescript')}`, `vite@${versionOf('vite')}`, `webpack@${versionOf('webpack')}`);
+      `typescript@${versionOf('typescript')}`, `vite@${versionOf('vite')}`, `webpack@${versionOf('webpack')}`, `esbuild@${versionOf('esbuild')}`);
 });
 
 test('import from a fresh install and shrink', () => {
@@ -59,6 +59,9 @@ test('tsc --strict accepts code using every exported type', () => {
     import type { OnnxPluginOptions } from 'onnx-shrink/vite';
     import OnnxShrinkPlugin from 'onnx-shrink/webpack';
     import type { Configuration } from 'webpack';
+    import onnxShrinkEsbuild from 'onnx-shrink/esbuild';
+    import type { BuildOptions } from 'esbuild';
+    const esbuildOptions: BuildOptions = { bundle: true, loader: { '.onnx': 'file' }, plugins: [onnxShrinkEsbuild({ block: 64 })] };
     const webpackConfig: Configuration = { mode: 'production', plugins: [new OnnxShrinkPlugin({ mode: 'palette', files: { 'a.onnx': false } })] };
     const mode: Mode = 'palette', scheme: Scheme = 'auto', form: Form = 'fold', ext: ExternalDataMode = 'auto';
     const options: ShrinkOptions = { mode, scheme, form, externalData: ext, levels: 256, exclude: ['w'],
@@ -99,7 +102,7 @@ test('tsc --strict accepts code using every exported type', () => {
       const ran: OutputError[] = await compareModels(Tensor, specs, async (f) => f, async (f) => f, { feedBack: { x: 'x' }, threshold: 0.5 });
       const worst: OutputError = worstOutput(ran);
       console.log(sampleCount(specs), errors[0].relL2, agreement, open.guessed, worst.name);
-      console.log(tensors.length, inputs.length, changes.length, again.summary, v, plugin.name, out?.byteLength, webpackConfig.mode);
+      console.log(tensors.length, inputs.length, changes.length, again.summary, v, plugin.name, out?.byteLength, webpackConfig.mode, esbuildOptions.bundle);
     }
     void main();`);
   const tsc = spawnSync(path.join(app, 'node_modules', '.bin', 'tsc'),
@@ -193,4 +196,33 @@ test('a fresh webpack 5 project builds with the plugin: models shrunk, hashes an
   const bad = build('./src/broken.js', 'dist-broken');
   assert.equal(bad.errors.length, 1);
   assert.match(bad.errors[0], /^onnx-shrink: src\/broken\.onnx \([0-9a-f]+\.onnx\): not an ONNX model/);
+});
+
+test('a fresh esbuild project bundles with the plugin: imported models shrunk with the build\'s loader, errors name the file', async () => {
+  const project = path.join(app, 'esbuild-site');
+  mkdirSync(path.join(project, 'src', 'models'), { recursive: true });
+  copyFileSync(path.join(fixtures, 'silero_vad_v5.onnx'), path.join(project, 'src', 'models', 'vad.onnx'));
+  writeFileSync(path.join(project, 'src', 'broken.onnx'), 'not a model');
+  writeFileSync(path.join(project, 'src', 'index.js'), "import url from './models/vad.onnx'; console.log(url);");
+  writeFileSync(path.join(project, 'src', 'broken.js'), "import url from './broken.onnx'; console.log(url);");
+  writeFileSync(path.join(project, 'build.mjs'), `
+    import * as esbuild from 'esbuild';
+    import onnxShrink from 'onnx-shrink/esbuild';
+    const [entry, loader] = process.argv.slice(2);
+    try {
+      const r = await esbuild.build({ entryPoints: [entry], bundle: true, outdir: 'out-' + loader, metafile: true, logLevel: 'silent',
+                                      loader: { '.onnx': loader }, plugins: [onnxShrink({ files: { 'models/vad.onnx': { scheme: 'channel' } } })] });
+      console.log(JSON.stringify({ outputs: Object.keys(r.metafile.outputs) }));
+    } catch (e) { console.log(JSON.stringify({ errors: e.errors.map((x) => x.text) })); }`);
+  const build = (entry, loader) => JSON.parse(execFileSync(process.execPath, ['build.mjs', entry, loader], { cwd: project, encoding: 'utf8' }));
+  const { shrink } = await import(path.join(root, 'bindings', 'js', 'index.node.js'));
+  const expected = Buffer.from((await shrink(readFileSync(path.join(fixtures, 'silero_vad_v5.onnx')), { scheme: 'channel' })).model);
+  const emitted = build('src/index.js', 'file').outputs.filter((f) => f.endsWith('.onnx'));
+  assert.equal(emitted.length, 1);
+  assert.ok(expected.equals(readFileSync(path.join(project, emitted[0]))), 'the emitted model is shrunk with its per-file options');
+  build('src/index.js', 'binary');  // inlined into the bundle as base64
+  assert.ok(readFileSync(path.join(project, 'out-binary', 'index.js'), 'utf8').includes(expected.toString('base64')), 'the inlined model is shrunk');
+  const bad = build('src/broken.js', 'file');
+  assert.deepEqual(bad.errors.length, 1);
+  assert.match(bad.errors[0], /^src\/broken\.onnx: not an ONNX model/);
 });
