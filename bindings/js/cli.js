@@ -3,7 +3,8 @@
 //
 // Exit status: 0 success, 2 bad input or options, 3 --verify found outputs beyond tolerance,
 // 1 anything unexpected.
-import { existsSync, fstatSync, mkdirSync, openSync, closeSync, readFileSync, readSync, renameSync, rmSync, statSync, readdirSync, writeSync } from 'node:fs';
+import { existsSync, fstatSync, lstatSync, mkdirSync, openSync, closeSync, readFileSync, readSync, realpathSync, renameSync, rmSync, statSync, readdirSync, writeSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -12,10 +13,12 @@ import { shrink, inspect, expand, version, fileSource, OnnxShrinkError } from '.
 import { declaredShape, sampleCount, compareModels, worstOutput } from './verify.js';
 
 const USAGE = `usage: onnx-shrink IN.onnx [IN2.onnx | FOLDER ...] [options]
-       curl -sL URL | onnx-shrink /dev/stdin -o OUT.onnx [options]    (a model from a pipe)
+       curl -sL URL | onnx-shrink - -o OUT.onnx [options]    (a model from a pipe)
+       onnx-shrink IN.onnx -o - | gzip > OUT.onnx.gz         (the result to a pipe)
 
   -o, --output PATH         output file (one input) or folder (a folder's subfolders are kept there);
-                            default NAME.shrunk.onnx beside each input
+                            default NAME.shrunk.onnx beside each input. '-' (or a pipe or device)
+                            gets the result once it is whole; the table then goes to stderr
   --mode int8|palette       int8: 8-bit codes expanded in the graph (default); palette: at most
                             --levels values per tensor, stored as floats (compresses several-fold)
   --levels N                palette levels, 2..65536 (default 256)
@@ -134,7 +137,7 @@ function parse(argv) {
       }
       case '-q': case '--quiet': a.quiet = true; break;
       default:
-        if (arg.startsWith('-')) throw new UsageError(`unknown option ${arg}`);
+        if (arg.startsWith('-') && arg !== '-') throw new UsageError(`unknown option ${arg}`);
         a.inputs.push(arg);
     }
   }
@@ -146,6 +149,10 @@ function parse(argv) {
   if (verifyOnly.length && !a.verify) {
     throw new UsageError(`${verifyOnly.map(([flag]) => flag).join(', ')} ${verifyOnly.length === 1 ? 'needs' : 'need'} --verify`);
   }
+  if (a.output === '-' && a.json) throw new UsageError('-o - and --json would both write to standard output');
+  if (a.output === '-' && a.report === '-') throw new UsageError('-o - and --report - would both write to standard output');
+  if (a.json && a.report === '-') throw new UsageError('--json and --report - would both write to standard output');
+  if (a.inputs.filter((i) => i === '-').length > 1) throw new UsageError("standard input ('-') can be read only once");
   if (a.schemes.length === 1) a.options.scheme = a.schemes[0];
   if (a.schemes.length > 1 && (!a.verify || a.inspect || a.expand)) {
     throw new UsageError('a list of schemes needs --verify to choose by (best with --input data), and no --inspect or --expand');
@@ -166,6 +173,10 @@ function expandInputs(inputs) {
     }
   };
   for (const input of inputs) {
+    if (input === '-') {
+      out.push({ file: input, under: '' });
+      continue;
+    }
     if (!existsSync(input)) throw new OnnxShrinkError(`'${input}' does not exist`, 'IO');
     if (statSync(input).isDirectory()) walk(input, '');
     else out.push({ file: input, under: '' });
@@ -177,6 +188,7 @@ function expandInputs(inputs) {
 function outputFor({ file, under }, a, many) {
   const base = path.basename(file).replace(/\.onnx$/i, '') + (a.expand ? '.expanded.onnx' : '.shrunk.onnx');
   if (!a.output) return path.join(path.dirname(file), base);
+  if (a.output === '-') return a.output;
   if (many || (existsSync(a.output) && statSync(a.output).isDirectory())) return path.join(a.output, under, base);
   return a.output;
 }
@@ -221,14 +233,43 @@ function removeIfLeftBehind(file) {
   if (!file.includes('\n')) janitor.stdin.write(`${path.resolve(file)}\n`);
 }
 
-// A file written under a temporary name and renamed on success: no partial output, ever.
+// Whether a result goes to a stream (standard output as '-', or an existing pipe, terminal or
+// device such as /dev/stdout) rather than into a file that can be replaced.
+function isStream(target) {
+  if (target === '-') return true;
+  try {
+    const st = statSync(target);
+    return !st.isFile() && !st.isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+// A link to a file: the file it points to gets the result, and the link stays a link.
+function linkTarget(target) {
+  try {
+    return lstatSync(target).isSymbolicLink() ? realpathSync(target) : target;
+  } catch {
+    return target;  // a dangling link, or no file yet
+  }
+}
+
+let tempCount = 0;
+
+// A file written under a temporary name and renamed on success: no partial output, ever. For a
+// stream the temporary file is in the system's temporary folder, and commit() copies it out whole:
+// a failed run sends nothing down a pipe, and never replaces /dev/stdout with a file.
 class TempFile {
   constructor(target, tag) {
     this.target = target;
-    this.temp = `${target}${tag ? `.${tag}` : ''}.partial`;
+    this.stream = isStream(target);
+    const real = this.stream ? target : linkTarget(target);
+    this.temp = this.stream ? path.join(tmpdir(), `onnx-shrink-${process.pid}-${++tempCount}${tag ? `.${tag}` : ''}.partial`)
+                            : `${real}${tag ? `.${tag}` : ''}.partial`;
+    this.real = real;
     removeIfLeftBehind(this.temp);  // first: a kill right after the file appears still removes it
     try {
-      mkdirSync(path.dirname(target), { recursive: true });
+      mkdirSync(path.dirname(this.temp), { recursive: true });
       this.fd = openSync(this.temp, 'w');
     } catch (e) {
       throw new OnnxShrinkError(`cannot write '${target}': ${e.message}`, 'IO');
@@ -243,12 +284,43 @@ class TempFile {
   commit() {
     closeSync(this.fd);
     this.fd = null;
-    renameSync(this.temp, this.target);
+    if (!this.stream) return renameSync(this.temp, this.real);
+    try {
+      copyToStream(this.temp, this.target);
+    } catch (e) {
+      throw new OnnxShrinkError(`cannot write '${this.target === '-' ? 'standard output' : this.target}': ${e.message}`, 'IO');
+    } finally {
+      rmSync(this.temp, { force: true });
+    }
   }
   discard() {
     if (this.fd !== null) closeSync(this.fd);
     this.fd = null;
     rmSync(this.temp, { force: true });
+  }
+}
+
+// Copies a finished file to standard output ('-') or to a pipe or device, in slices. A pipe that
+// is full (EAGAIN: Node leaves standard output non-blocking) is waited for, not given up on.
+function copyToStream(file, target) {
+  const out = target === '-' ? 1 : openSync(target, 'w');
+  const input = openSync(file, 'r');
+  const chunk = Buffer.allocUnsafe(1 << 20);
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  try {
+    for (let n; (n = readSync(input, chunk)) > 0;) {
+      for (let done = 0; done < n;) {
+        try {
+          done += writeSync(out, chunk, done, n - done);
+        } catch (e) {
+          if (e.code !== 'EAGAIN') throw e;
+          Atomics.wait(pause, 0, 0, 2);
+        }
+      }
+    }
+  } finally {
+    closeSync(input);
+    if (out !== 1) closeSync(out);
   }
 }
 
@@ -319,11 +391,14 @@ function externalResolver(modelPath, opened) {
 // A model file, read in slices; or a pipe (`<(curl …)`, /dev/stdin), read whole first, as it
 // cannot be read twice. A pipe has no name to put the result beside: it needs -o.
 function modelSource(input, a) {
-  if (statSync(input).isFile()) return fileSource(input);
-  if (!a.output && !a.inspect) throw new OnnxShrinkError(`'${input}' is not a regular file (a pipe?): name the result with -o`, 'BAD_OPTION');
+  if (input !== '-' && statSync(input).isFile()) return fileSource(input);
+  if (!a.output && !a.inspect) {
+    const what = input === '-' ? 'no file name to put the result beside' : `'${input}' is not a regular file (a pipe?)`;
+    throw new OnnxShrinkError(`${what}: name the result with -o`, 'BAD_OPTION');
+  }
   let bytes;
   try {
-    bytes = readDataFile(input);
+    bytes = readDataFile(input === '-' ? 0 : input);
   } catch (e) {
     throw new OnnxShrinkError(`cannot read '${input}': ${e.code === 'ERR_FS_FILE_TOO_LARGE' ? 'over 2 GiB, more than a pipe is read into memory' : e.message}`, 'IO');
   }
@@ -339,13 +414,18 @@ function modelSource(input, a) {
 async function processOne(model, a, many, rows, reports) {
   const input = model.file;
   const output = outputFor(model, a, many);
-  if (!a.inspect && sameFile(input, output)) {
+  const toStream = !a.inspect && isStream(output);
+  if (toStream && a.options.externalData === 'external') {
+    throw new OnnxShrinkError(`--external-data external needs a file to put beside the model: give -o FILE`, 'BAD_OPTION');
+  }
+  if (!a.inspect && input !== '-' && output !== '-' && sameFile(input, output)) {
     throw new OnnxShrinkError(`the output '${output}' is the input file; onnx-shrink never overwrites its input`, 'BAD_OPTION');
   }
   const opened = [];
   const source = modelSource(input, a);
   opened.push(source);
-  const onProgress = progressBar(path.basename(input), a.quiet || a.json);
+  const shownName = input === '-' ? 'stdin' : path.basename(input);
+  const onProgress = progressBar(shownName, a.quiet || a.json);
   const external = externalResolver(input, opened);
   const runs = [];
   let feeds = null;
@@ -368,8 +448,9 @@ async function processOne(model, a, many, rows, reports) {
     }
     const schemes = a.schemes.length > 1 ? a.schemes : [undefined];
     for (const scheme of schemes) {
-      const options = { ...a.options, ...(scheme ? { scheme } : {}), external,
-                        onProgress: scheme ? progressBar(`${path.basename(input)} (${scheme})`, a.quiet || a.json) : onProgress };
+      // A stream gets one file: the data stays inline (an error past 2 GB says so).
+      const options = { ...a.options, ...(scheme ? { scheme } : {}), ...(toStream ? { externalData: 'inline' } : {}), external,
+                        onProgress: scheme ? progressBar(`${shownName} (${scheme})`, a.quiet || a.json) : onProgress };
       runs.push(await shrinkTo(source, output, options, scheme));
       if (scheme && runs[runs.length - 1].externalFile) {
         throw new OnnxShrinkError('a list of schemes works for results that keep their data inline (under 2 GB); ' +
@@ -382,7 +463,11 @@ async function processOne(model, a, many, rows, reports) {
     // One scheme: its files are committed first, so that a result with external data runs from
     // where it will stay. Several: each runs from its temporary file, and only the kept one stays.
     let kept = runs[0], checks = null;
-    if (runs.length === 1) {
+    if (runs.length === 1 && toStream) {
+      // What goes down a stream cannot be read back: checked from its temporary file first.
+      if (a.verify) checks = await verify(source.bytes ?? input, [kept.model.temp], feeds, a);
+      kept.commit();
+    } else if (runs.length === 1) {
       kept.commit();
       if (a.verify) checks = await verify(source.bytes ?? input, [output], feeds, a);
     } else {
@@ -419,21 +504,29 @@ async function processOne(model, a, many, rows, reports) {
 // end, up to the 2 GiB a regular file may have: /dev/zero ends in an error, not in a hang.
 const DATA_LIMIT = 2 ** 31;
 function readDataFile(file) {
-  const fd = openSync(file, 'r');
+  const fd = typeof file === 'number' ? file : openSync(file, 'r');  // a number: standard input
+  const pause = new Int32Array(new SharedArrayBuffer(4));
   try {
     if (fstatSync(fd).isFile()) return readFileSync(fd);
     const chunks = [];
     let total = 0;
     for (;;) {
       const chunk = Buffer.allocUnsafe(1 << 20);
-      const n = readSync(fd, chunk);
+      let n;
+      try {
+        n = readSync(fd, chunk);
+      } catch (e) {
+        if (e.code !== 'EAGAIN') throw e;  // a non-blocking pipe with nothing in it yet
+        Atomics.wait(pause, 0, 0, 2);
+        continue;
+      }
       if (n === 0) return Buffer.concat(chunks, total);
       chunks.push(chunk.subarray(0, n));
       total += n;
       if (total > DATA_LIMIT) throw Object.assign(new Error('too large'), { code: 'ERR_FS_FILE_TOO_LARGE' });
     }
   } finally {
-    closeSync(fd);
+    if (fd !== file) closeSync(fd);
   }
 }
 
@@ -571,14 +664,16 @@ function verifyInputs(inputs, unknown, shapes, values, files) {
   });
 }
 
+// The summary goes to standard output, or to standard error when a result or report went there.
 function printTable(rows, a) {
   if (a.quiet || a.json || rows.length === 0) return;
+  const say = [a.output, a.report].some((t) => t !== null && isStream(t)) ? console.error : console.log;
   if (a.inspect) {
     for (const { input, report } of rows) {
-      console.log(`${input}: ${report.summary}`);
+      say(`${input === '-' ? 'standard input' : input}: ${report.summary}`);
       for (const t of report.tensors) {
         const what = t.changed ? `${t.scheme}${t.axis !== undefined ? ` axis ${t.axis}` : ''} ${t.sqnrDb == null ? 'exact' : `${t.sqnrDb.toFixed(1)} dB`}` : `kept: ${t.reason}`;
-        console.log(`  ${t.name.padEnd(40)} ${t.dtype.padEnd(8)} [${t.shape.join(', ')}] ${formatBytes(t.bytesBefore)} -> ${formatBytes(t.bytesAfter)}  ${what}`);
+        say(`  ${t.name.padEnd(40)} ${t.dtype.padEnd(8)} [${t.shape.join(', ')}] ${formatBytes(t.bytesBefore)} -> ${formatBytes(t.bytesAfter)}  ${what}`);
       }
     }
     return;
@@ -586,6 +681,7 @@ function printTable(rows, a) {
   const header = ['model', 'before', 'after', 'gzip', 'ratio'];
   // Each file as the user would type it from here (out/a/x.shrunk.onnx), or its name when far off.
   const shown = (file) => {
+    if (file === '-') return '(stdout)';
     const relative = path.relative(process.cwd(), file);
     return relative.startsWith('..') || path.isAbsolute(relative) ? path.basename(file) : relative;
   };
@@ -593,9 +689,9 @@ function printTable(rows, a) {
                                  r.before ? `${((100 * r.after) / r.before).toFixed(1)} %` : '-']);
   const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i].length)));
   const fmt = (cells) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
-  console.log(fmt(header));
-  for (const l of lines) console.log(fmt(l));
-  for (const r of rows) if (r.report?.unchanged) console.log(`${shown(r.output ?? r.input)}: ${r.report.summary}`);
+  say(fmt(header));
+  for (const l of lines) say(fmt(l));
+  for (const r of rows) if (r.report?.unchanged) say(`${shown(r.output ?? r.input)}: ${r.report.summary}`);
   for (const r of rows) {
     if (!r.verify) continue;
     const files = Object.keys(a.inputFiles);
@@ -605,16 +701,16 @@ function printTable(rows, a) {
     const given = (files.length ? `inputs from files: ${files.join(', ')}${random ? '; others seeded random' : ''}` : 'seeded random inputs') +
                   `; ${samples}${fed}`;
     if (r.candidates) {
-      console.log(`schemes for ${path.basename(r.output)} (onnxruntime-node, ${given}):`);
+      say(`schemes for ${shown(r.output)} (onnxruntime-node, ${given}):`);
       for (const c of r.candidates) {
         const worst = worstOutput(c.outputs);
-        console.log(`  ${c.scheme.padEnd(8)} ${formatBytes(c.bytes, 3).padStart(10)}  gzip ${formatBytes(c.gzipBytes, 3).padStart(10)}  worst rel. L2 ${worst.relL2.toExponential(3)} (${worst.name})` +
+        say(`  ${c.scheme.padEnd(8)} ${formatBytes(c.bytes, 3).padStart(10)}  gzip ${formatBytes(c.gzipBytes, 3).padStart(10)}  worst rel. L2 ${worst.relL2.toExponential(3)} (${worst.name})` +
                     `${c.kept ? '  kept' : ''}`);
       }
     }
-    console.log(`verify ${path.basename(r.output)} (onnxruntime-node, ${given}):`);
+    say(`verify ${shown(r.output)} (onnxruntime-node, ${given}):`);
     for (const o of r.verify) {
-      console.log(`  ${o.name}: max abs ${o.maxAbs.toExponential(3)}  mean abs ${o.meanAbs.toExponential(3)}  rel. L2 ${o.relL2.toExponential(3)}  ` +
+      say(`  ${o.name}: max abs ${o.maxAbs.toExponential(3)}  mean abs ${o.meanAbs.toExponential(3)}  rel. L2 ${o.relL2.toExponential(3)}  ` +
                   `cosine ${o.cosine.toFixed(6)}${o.agreement === undefined ? '' : `  same side of ${a.threshold}: ${(100 * o.agreement).toFixed(3)} %`}` +
                   `${o.ok ? '' : '  BEYOND TOLERANCE'}`);
     }
@@ -638,15 +734,15 @@ async function main() {
   let inputs;
   try {
     inputs = expandInputs(a.inputs);
-    if (inputs.length > 1 && a.output && a.output.endsWith('.onnx')) {
-      throw new OnnxShrinkError('with several inputs, -o names a folder', 'BAD_OPTION');
+    if (inputs.length > 1 && a.output && (a.output.endsWith('.onnx') || isStream(a.output))) {
+      throw new OnnxShrinkError(`with several inputs, -o names a folder${isStream(a.output) ? ', not a stream' : ''}`, 'BAD_OPTION');
     }
   } catch (e) {
     process.stderr.write(`onnx-shrink: ${e.message}\n`);
     return 2;
   }
   // With several models, or a folder, -o names a folder.
-  const many = inputs.length > 1 || a.inputs.some((i) => statSync(i).isDirectory());
+  const many = inputs.length > 1 || a.inputs.some((i) => i !== '-' && statSync(i).isDirectory());
   try {
     checkDistinctOutputs(inputs, a, many);
   } catch (e) {
@@ -659,7 +755,7 @@ async function main() {
     } catch (e) {
       if (process.stderr.isTTY) process.stderr.write('\r\x1b[K');
       if (!(e instanceof OnnxShrinkError)) throw e;
-      process.stderr.write(`onnx-shrink: ${input.file}: ${e.message}\n`);
+      process.stderr.write(`onnx-shrink: ${input.file === '-' ? 'standard input' : input.file}: ${e.message}\n`);
       failed = true;
     }
   }

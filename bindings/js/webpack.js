@@ -1,4 +1,4 @@
-// onnx-shrink at build time, for webpack 5 (and what builds on it: Next.js, Angular, Rspack):
+// onnx-shrink at build time, for webpack 5 (and tools whose builds are webpack, such as Next.js):
 // shrinks the .onnx assets a compilation emits, such as `new URL('./vad.onnx', import.meta.url)`
 // or files copied by copy-webpack-plugin. It needs no import of webpack: the compiler hands over
 // its own classes (compiler.webpack), so the plugin works with whichever webpack the project has.

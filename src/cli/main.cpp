@@ -30,6 +30,7 @@ const char* kUsage =
     "       onnx-shrink IN.onnx --inspect [options]\n"
     "       onnx-shrink IN.onnx --expand -o OUT.onnx\n"
     "\n"
+    "  -o OUT.onnx              the result; '-' (or a pipe or device) gets it once it is whole\n"
     "  --mode int8|palette      int8: 8-bit codes expanded in the graph (default);\n"
     "                           palette: at most --levels values per tensor, stored as floats\n"
     "  --levels N               palette levels, 2..65536 (default 256)\n"
@@ -130,10 +131,35 @@ extern "C" void remove_partial_files_and_stop(int signal) {
   std::raise(signal);
 }
 
-// Writes to PATH.partial and renames it to PATH only when everything succeeded.
+// "-" (standard output), or an existing pipe, terminal or device such as /dev/stdout: a target
+// that cannot be replaced by renaming a file onto it.
+bool is_stream(const std::string& path) {
+  if (path == "-") return true;
+  struct stat st;
+  return ::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode);
+}
+
+// A link to a file: the file it points to gets the result, and the link stays a link.
+std::string link_target(const std::string& path) {
+  struct stat st;
+  if (::lstat(path.c_str(), &st) != 0 || !S_ISLNK(st.st_mode)) return path;
+  std::unique_ptr<char, decltype(&std::free)> real(::realpath(path.c_str(), nullptr), &std::free);
+  return real ? std::string(real.get()) : path;  // a dangling link: replaced, as a missing file
+}
+
+// Writes to PATH.partial and renames it to PATH only when everything succeeded. A stream target
+// gets a temporary file in $TMPDIR instead, copied out whole on success: a failed run sends
+// nothing down a pipe, and /dev/stdout is never replaced by a file.
 class FileSink final : public onnx_shrink::Sink {
  public:
-  explicit FileSink(std::string path) : path_(std::move(path)), temp_(path_ + ".partial") {
+  explicit FileSink(std::string path) : path_(std::move(path)), stream_(is_stream(path_)) {
+    if (stream_) {
+      const char* dir = std::getenv("TMPDIR");
+      temp_ = std::string(dir && *dir ? dir : "/tmp") + "/onnx-shrink-XXXXXX.partial";
+    } else {
+      path_ = link_target(path_);
+      temp_ = path_ + ".partial";
+    }
     for (auto& slot : g_writing) {
       const char* none = nullptr;
       if (slot.compare_exchange_strong(none, temp_.c_str())) {
@@ -141,7 +167,8 @@ class FileSink final : public onnx_shrink::Sink {
         break;
       }
     }
-    fd_ = ::open(temp_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    // mkstemps fills in the X's of temp_'s own buffer, which the signal handler reads.
+    fd_ = stream_ ? ::mkstemps(temp_.data(), 8) : ::open(temp_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd_ < 0) {
       release();
       throw Error(ErrorCode::Io, "cannot create '" + temp_ + "': " + std::strerror(errno));
@@ -167,12 +194,17 @@ class FileSink final : public onnx_shrink::Sink {
     flush();
     if (::close(fd_) != 0) throw Error(ErrorCode::Io, "cannot write '" + temp_ + "': " + std::strerror(errno));
     fd_ = -1;
+    if (stream_) {
+      copy_out();  // the destructor removes the temporary file
+      return;
+    }
     if (::rename(temp_.c_str(), path_.c_str()) != 0) {
       throw Error(ErrorCode::Io, "cannot rename '" + temp_ + "' to '" + path_ + "': " + std::strerror(errno));
     }
     committed_ = true;
     release();
   }
+  bool stream() const { return stream_; }
 
  private:
   void release() {
@@ -193,7 +225,35 @@ class FileSink final : public onnx_shrink::Sink {
       n -= static_cast<size_t>(w);
     }
   }
+  void copy_out() {
+    const std::string name = path_ == "-" ? "standard output" : path_;
+    const int in = ::open(temp_.c_str(), O_RDONLY | O_CLOEXEC);
+    const int out = path_ == "-" ? STDOUT_FILENO : ::open(path_.c_str(), O_WRONLY | O_CLOEXEC);
+    if (in < 0 || out < 0) {
+      const int error = errno;
+      if (in >= 0) ::close(in);
+      throw Error(ErrorCode::Io, "cannot write '" + name + "': " + std::strerror(error));
+    }
+    std::vector<uint8_t> chunk(kBuffer);
+    ssize_t n = 0;
+    while ((n = ::read(in, chunk.data(), chunk.size())) > 0 || (n < 0 && errno == EINTR)) {
+      for (ssize_t done = 0; n > 0 && done < n;) {
+        const ssize_t w = ::write(out, chunk.data() + done, static_cast<size_t>(n - done));
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) {
+          const int error = errno;
+          ::close(in);
+          if (out != STDOUT_FILENO) ::close(out);
+          throw Error(ErrorCode::Io, "cannot write '" + name + "': " + std::strerror(error));
+        }
+        done += w;
+      }
+    }
+    ::close(in);
+    if (out != STDOUT_FILENO && ::close(out) != 0) throw Error(ErrorCode::Io, "cannot write '" + name + "': " + std::strerror(errno));
+  }
   std::string path_, temp_;
+  bool stream_ = false;
   int fd_ = -1;
   std::vector<uint8_t> buffer_;
   bool committed_ = false;
@@ -351,14 +411,22 @@ int run(const Arguments& a) {
     FileSink out(a.output);
     std::unique_ptr<FileSink> external;
     const std::string external_path = folder_of(a.output) + "/" + a.options.external_location;
-    if (!a.expand && a.options.external != onnx_shrink::ExternalData::Inline) {
+    onnx_shrink::Options options = a.options;
+    if (out.stream()) {
+      // A stream gets one file: the data stays inline (an error past 2 GB says so).
+      if (options.external == onnx_shrink::ExternalData::External) {
+        throw Error(ErrorCode::BadOption, "--external-data external needs a file to put beside the model: give -o FILE");
+      }
+      options.external = onnx_shrink::ExternalData::Inline;
+    }
+    if (!a.expand && options.external != onnx_shrink::ExternalData::Inline) {
       if (input.same_file(external_path)) {
         throw Error(ErrorCode::BadOption, "the external data file '" + external_path + "' would overwrite an input");
       }
       external = std::make_unique<FileSink>(external_path);
       io.external_sink = external.get();
     }
-    report = a.expand ? onnx_shrink::expand(source, out, io) : onnx_shrink::shrink(source, a.options, &out, io);
+    report = a.expand ? onnx_shrink::expand(source, out, io) : onnx_shrink::shrink(source, options, &out, io);
     out.commit();
     if (external && report.external_bytes_after > 0) external->commit();
   }

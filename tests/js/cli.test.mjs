@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
-import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, watch, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, readlinkSync, rmSync, symlinkSync, watch, writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { test } from 'node:test';
@@ -123,6 +123,65 @@ test('never overwrites its input; bad input exits 2 and leaves nothing behind', 
   assert.equal(usage.status, 2);
   assert.match(usage.stderr, /--mode takes int8, palette/);
   assert.equal(run('--help').status, 0);
+});
+
+test("'-' and streams: a model from standard input, the result to standard output, a pipe or through a link", () => {
+  const dir = workspace();
+  const input = path.join(dir, 'silero.onnx');
+  const native = process.env.ONNX_SHRINK_CLI || path.join(root, 'build', 'onnx-shrink');
+  assert.equal(run(input, '-o', path.join(dir, 'file.onnx'), '-q').status, 0);
+  const expected = readFileSync(path.join(dir, 'file.onnx'));
+  const tools = { npm: [process.execPath, cli], native: [native] };
+  for (const [name, [command, ...first]] of Object.entries(tools)) {
+    const go = (args) => spawnSync(command, [...first, ...args], { cwd: dir, maxBuffer: 1 << 26 });
+    // -o -: the model alone on stdout (the summary goes to stderr), byte for byte the file's.
+    const out = go([input, '-o', '-']);
+    assert.equal(out.status, 0, `${name}: ${out.stderr}`);
+    assert.ok(out.stdout.equals(expected), `${name}: -o - gives the model`);
+    // A model that fails sends nothing down the pipe.
+    writeFileSync(path.join(dir, 'junk.onnx'), 'junk');
+    const junk = go([path.join(dir, 'junk.onnx'), '-o', '-']);
+    assert.equal(junk.status, 2, name);
+    assert.equal(junk.stdout.length, 0, `${name}: nothing on stdout after an error`);
+    assert.match(String(junk.stderr), /not an ONNX model/);
+    // An existing pipe is written into, not replaced by a file (as /dev/stdout was, once).
+    const fifo = path.join(dir, `${name}.fifo`), got = path.join(dir, `${name}.got`);
+    assert.equal(spawnSync('mkfifo', [fifo]).status, 0);
+    const viaFifo = spawnSync('bash', ['-c', 'cat "$FIFO" > "$GOT" & "$@" -q; status=$?; wait; exit $status', 'bash', command, ...first, input, '-o', fifo],
+                              // A pipe replaced by a file leaves its reader waiting: fail, do not hang.
+                              { encoding: 'utf8', env: { ...process.env, FIFO: fifo, GOT: got }, timeout: 120000, killSignal: 'SIGKILL' });
+    assert.equal(viaFifo.status, 0, `${name}: ${viaFifo.stderr}`);
+    assert.ok(lstatSync(fifo).isFIFO(), `${name}: the pipe is still a pipe`);
+    assert.ok(readFileSync(got).equals(expected), `${name}: the pipe got the model`);
+    // A link to a file: the file gets the result, and the link stays a link.
+    const target = path.join(dir, `${name}.target.onnx`), link = path.join(dir, `${name}.link.onnx`);
+    writeFileSync(target, 'old');
+    symlinkSync(target, link);
+    assert.equal(go([input, '-o', link, '-q']).status, 0, name);
+    assert.ok(lstatSync(link).isSymbolicLink(), `${name}: the link is still a link`);
+    assert.equal(readlinkSync(link), target);
+    assert.ok(readFileSync(target).equals(expected), `${name}: the linked file got the model`);
+    assert.deepEqual(readdirSync(dir).filter((f) => f.endsWith('.partial')), [], name);
+  }
+  // The npm CLI reads a model from standard input as '-'; its table then names the output.
+  const stdin = spawnSync(process.execPath, [cli, '-', '-o', '-'], { input: readFileSync(input), maxBuffer: 1 << 26 });
+  assert.equal(stdin.status, 0, String(stdin.stderr));
+  assert.ok(stdin.stdout.equals(expected), "'-' in, '-' out");
+  assert.match(String(stdin.stderr), /\(stdout\)\s+2\.3 MB\s+825\.6 kB/);
+  const unnamed = spawnSync(process.execPath, [cli, '-'], { input: readFileSync(input), encoding: 'utf8' });
+  assert.equal(unnamed.status, 2);
+  assert.match(unnamed.stderr, /standard input: no file name to put the result beside: name the result with -o/);
+  for (const [args, message] of [[['-o', '-', '--json'], /-o - and --json would both write to standard output/],
+                                 [['-o', '-', '--report', '-'], /-o - and --report - would both/],
+                                 [['-o', '-', '--external-data', 'external'], /needs a file to put beside the model: give -o FILE/]]) {
+    const p = run(input, ...args);
+    assert.equal(p.status, 2, args.join(' '));
+    assert.match(p.stderr, message);
+    assert.equal(p.stdout, '');
+  }
+  const many = run(input, path.join(dir, 'models'), '-o', '-');
+  assert.equal(many.status, 2);
+  assert.match(many.stderr, /with several inputs, -o names a folder, not a stream/);
 });
 
 // Resolves once `condition()` holds, checked at the start and on every change in `dir`
