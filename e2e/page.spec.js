@@ -434,9 +434,20 @@ test('example: shrink right before onnxruntime-web loads the model, on the corpu
                        expanded: agreement(reference, await run(expanded.session), threshold),
                        ratio: shrunk.bytes / shrunk.originalBytes, count: reference.length };
     }
+    // shrink(fetch(url)): a Response, or a promise of one, is a model; a failed download an error.
+    const { shrink } = await import('/vendor/onnx-shrink/bindings/js/index.js');
+    const url = '/corpus/silero_vad_v5.onnx';
+    const viaFetch = (await shrink(fetch(url))).model;
+    const viaBytes = (await shrink(new Uint8Array(await (await fetch(url)).arrayBuffer()))).model;
+    result.fetchSame = viaFetch.length === viaBytes.length && viaFetch.every((v, i) => v === viaBytes[i]);
+    result.missing = await shrink(fetch('/no-such-model.onnx')).then(() => 'no error', (e) => `${e.code}: ${e.message}`);
     return result;
   });
   console.log(JSON.stringify(result));
+  expect(result.fetchSame).toBe(true);
+  expect(result.missing).toMatch(/^IO: the model's download failed: HTTP 404/);
+  delete result.fetchSame;
+  delete result.missing;
   for (const r of Object.values(result)) {
     expect(r.count).toBeGreaterThan(200);
     expect(r.shrunk).toBeGreaterThanOrEqual(0.999);

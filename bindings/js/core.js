@@ -111,10 +111,27 @@ function bytesReader(bytes) {
   };
 }
 
+// A fetch Response's body as a Blob (which a browser may keep on disk: a large model is then read
+// in slices, as a dropped file is). A failed download is an error, not a model of an error page.
+async function responseBlob(response, what) {
+  const where = response.url ? ` (${response.url})` : '';
+  if (!response.ok) {
+    throw new OnnxShrinkError(`the ${what}'s download failed: HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ''}${where}`, 'IO');
+  }
+  if (response.bodyUsed) throw badOption(`the ${what}'s Response body was already read${where}`);
+  try {
+    return await response.blob();
+  } catch (e) {
+    throw new OnnxShrinkError(`the ${what}'s download failed: ${e.message}${where}`, 'IO');
+  }
+}
+
 // Turns an input into something the engine can read synchronously: bytes, or a reader.
 // Blobs are read in slices when FileReaderSync exists (in a Web Worker), otherwise all at once.
 async function prepare(input, what) {
+  if (input != null && typeof input.then === 'function') input = await input;  // shrink(fetch(url))
   if (input == null) throw badOption(`no ${what} given`);
+  if (typeof Response !== 'undefined' && input instanceof Response) input = await responseBlob(input, what);
   const bytes = asBytes(input);
   if (bytes) return { bytes };
   if (isBlob(input)) {
@@ -130,7 +147,7 @@ async function prepare(input, what) {
     if (!Number.isSafeInteger(input.size) || input.size < 0) throw badOption(`the ${what}'s reader has size ${input.size}: it should be a whole number of bytes, below 2^53`);
     return { size: input.size, read: input.read.bind(input), readInto: input.readInto?.bind(input) };
   }
-  throw badOption(`the ${what} must be a Uint8Array, an ArrayBuffer, a Blob or a { size, read(offset, length) } reader`);
+  throw badOption(`the ${what} must be a Uint8Array, an ArrayBuffer, a Blob, a fetch Response or a { size, read(offset, length) } reader`);
 }
 
 // A prepared input as the engine's source: bytes are placed in the wasm heap once.

@@ -22,8 +22,12 @@ export interface Reader {
   readInto?(offset: number, target: Uint8Array): void;
 }
 
-/** A model or an external data file: bytes, a Blob/File, or a reader. */
-export type Input = Uint8Array | ArrayBuffer | ArrayBufferView | Blob | Reader;
+/**
+ * A model or an external data file: bytes, a Blob/File, a fetch Response (its body is read as a
+ * Blob; a failed download is an `IO` error), or a reader. shrink(), inspect() and expand() also
+ * take a promise of one: `await shrink(fetch('model.onnx'))`.
+ */
+export type Input = Uint8Array | ArrayBuffer | ArrayBufferView | Blob | Response | Reader;
 
 export type Mode = 'int8' | 'palette';
 export type Scheme = 'auto' | 'channel' | 'tensor' | 'kmeans' | 'uniform';
@@ -161,9 +165,9 @@ export interface Env {
 }
 export declare const env: Env;
 
-export declare function shrink(input: Input, options?: ShrinkOptions): Promise<ShrinkResult>;
-export declare function inspect(input: Input, options?: ShrinkOptions): Promise<Report>;
-export declare function expand(input: Input, options?: Pick<ShrinkOptions, 'external' | 'onProgress' | 'signal' | 'onReport'>): Promise<Uint8Array>;
+export declare function shrink(input: Input | PromiseLike<Input>, options?: ShrinkOptions): Promise<ShrinkResult>;
+export declare function inspect(input: Input | PromiseLike<Input>, options?: ShrinkOptions): Promise<Report>;
+export declare function expand(input: Input | PromiseLike<Input>, options?: Pick<ShrinkOptions, 'external' | 'onProgress' | 'signal' | 'onReport'>): Promise<Uint8Array>;
 export declare function version(): Promise<string>;
 /** Bytes of WebAssembly memory the engine has grown to (it never shrinks): its peak use so far. */
 export declare function wasmMemory(): Promise<number>;

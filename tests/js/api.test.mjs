@@ -143,6 +143,27 @@ test('the build-tool hook: per-file options match the emitted name or a source n
                             `other/vad.onnx (assets/vad-a1b2.onnx): ${silero.byteLength} -> ${palette.byteLength} bytes`]);
 });
 
+test('a fetch Response, or a promise of one, is a model; a failed download is an IO error, not a model', async () => {
+  const expected = (await shrink(silero)).model;
+  assert.ok(Buffer.from((await shrink(new Response(silero))).model).equals(expected));
+  assert.ok(Buffer.from((await shrink(Promise.resolve(new Response(silero)))).model).equals(expected), 'shrink(fetch(url))');
+  assert.equal((await inspect(new Response(new Blob([silero])))).totals.tensorsChanged, 12);
+  assert.ok(Buffer.from(await expand(new Response(expected))).byteLength > expected.byteLength);
+  await assert.rejects(shrink(new Response('<h1>Not here</h1>', { status: 404, statusText: 'Not Found' })),
+                       { code: 'IO', message: /the model's download failed: HTTP 404 Not Found/ });
+  const used = new Response(silero);
+  await used.arrayBuffer();
+  await assert.rejects(shrink(used), { code: 'BAD_OPTION', message: /Response body was already read/ });
+  await assert.rejects(shrink(Promise.reject(new TypeError('fetch failed'))), /fetch failed/);
+  // External data by name may be a Response too.
+  const dir = tempDir('response');
+  assert.equal(spawnSync('/usr/bin/python3', [path.join(root, 'bench', 'make_model.py'), '20', path.join(dir, 'm.onnx'), '--external']).status, 0);
+  const model = readFileSync(path.join(dir, 'm.onnx'));
+  const data = readFileSync(path.join(dir, 'm.onnx.data'));
+  const viaResponse = await shrink(model, { external: { 'm.onnx.data': new Response(data) } });
+  assert.ok(Buffer.from(viaResponse.model).equals((await shrink(model, { external: { 'm.onnx.data': data } })).model));
+});
+
 test('progress and cancelling', async () => {
   const seen = [];
   await shrink(silero, { onProgress: (f, stage) => void seen.push([f, stage]) });
