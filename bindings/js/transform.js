@@ -1,18 +1,23 @@
-// The build-time hook every bundler plugin of onnx-shrink is built on (Vite/Rollup, webpack):
-// given an emitted file's name and bytes, the shrunk bytes, or null to leave the file alone.
+// The build-time hook every bundler plugin of onnx-shrink is built on (Vite/Rollup, webpack,
+// esbuild): given an emitted file's name and bytes, the shrunk bytes, or null to leave the file.
 import path from 'node:path';
 import { OnnxShrinkError, shrink } from './index.node.js';
 
 /**
- * The generic hook: returns async (fileName, bytes, sourceNames) => shrunk bytes, or null to leave
- * the file. options.files maps file names (or name endings) to per-file options, or to false to
- * skip; a key matches the emitted name or one of the source names (bundlers emit `vad-3f2a.onnx`
- * for `src/vad.onnx`). Everything else in options applies to every model.
+ * The generic hook: returns async (fileName, bytes, sourceNames, siblings) => shrunk bytes, or null
+ * to leave the file. options.files maps file names (or name endings) to per-file options, or to
+ * false to skip; a key matches the emitted name or one of the source names (bundlers emit
+ * `vad-3f2a.onnx` for `src/vad.onnx`). Everything else in options applies to every model.
+ *
+ * siblings, when the bundler can give them, are the files beside the model, for a model whose
+ * weights are in an external data file: `{ read(location) => bytes | undefined, write(location,
+ * bytes) }`. The result keeps that layout (the model and its data file, under the same names,
+ * both shrunk), since the page that loads it names the data file to onnxruntime-web.
  */
 export function createOnnxTransform(options = {}) {
   const { files = {}, include = /\.onnx$/i, log = () => {}, ...defaults } = options;
   const matches = (name, key) => name === key || name.endsWith('/' + key) || path.posix.basename(name) === key;
-  return async (fileName, bytes, sourceNames = []) => {
+  return async (fileName, bytes, sourceNames = [], siblings = null) => {
     if (!include.test(fileName)) return null;
     const names = [fileName, ...sourceNames].map((n) => n.split(path.sep).join('/'));
     const key = Object.keys(files).find((k) => names.some((n) => matches(n, k)));
@@ -22,13 +27,65 @@ export function createOnnxTransform(options = {}) {
     const label = names.length > 1 && names[1] !== fileName ? `${names[1]} (${fileName})` : fileName;
     let result;
     try {
-      result = await shrink(bytes, { ...defaults, ...perFile });
+      result = await shrinkKeepingLayout(bytes, { ...defaults, ...perFile }, siblings);
     } catch (e) {
       // A build shrinks many files: say which one failed (the code stays).
       if (e instanceof OnnxShrinkError) throw new OnnxShrinkError(`${label}: ${e.message}`, e.code);
       throw e;
     }
-    log(`${label}: ${bytes.byteLength} -> ${result.model.byteLength} bytes`);
+    const data = result.data ? ` + ${result.data.before} -> ${result.data.after} in ${result.data.location}` : '';
+    log(`${label}: ${bytes.byteLength} -> ${result.model.byteLength} bytes${data}`);
     return result.model;
   };
+}
+
+// Shrinks a model whose weights may be in one external data file among `siblings`. The engine
+// asks for each data file it needs; a model that had one gets it back under the same name (the
+// engine would otherwise put small results inline), unless the options say where data goes.
+async function shrinkKeepingLayout(bytes, options, siblings) {
+  const used = new Map();
+  const external = (location) => {
+    if (!siblings || path.isAbsolute(location) || location.split(/[\\/]/).includes('..')) return undefined;
+    const data = siblings.read(location);
+    if (!data) return undefined;
+    used.set(location, data.byteLength);
+    // A reader, so the engine copies in one tensor at a time however large the file.
+    return { size: data.byteLength, read: (offset, length) => data.subarray(offset, offset + length) };
+  };
+  let result;
+  try {
+    result = await shrink(bytes, { ...options, external });
+  } catch (e) {
+    if (e.code === 'EXTERNAL_DATA_MISSING' && !siblings) {
+      throw new OnnxShrinkError(`${e.message}. This bundler's plugin shrinks self-contained models: shrink this one with the CLI, ` +
+                                'or leave it alone with files: { NAME: false }', e.code);
+    }
+    throw e;
+  }
+  let location = options.externalLocation;
+  if (used.size > 0 && options.externalData === undefined) {
+    if (used.size > 1) {
+      throw new OnnxShrinkError(`its weights are in ${used.size} data files (${[...used.keys()].join(', ')}); a build keeps ` +
+                                'one beside each model: shrink it with the CLI, or leave it alone with files: { NAME: false }', 'UNSUPPORTED');
+    }
+    [location] = used.keys();
+    result = await shrink(bytes, { ...options, external, externalData: 'external', externalLocation: location });
+  }
+  if (!result.externalData && !used.has(location)) return { model: result.model };
+  if (!siblings) {
+    throw new OnnxShrinkError("its result has an external data file, which this bundler's plugin cannot add: shrink it with the CLI", 'UNSUPPORTED');
+  }
+  const data = result.externalData ?? new Uint8Array(0);
+  siblings.write(location, data);
+  return { model: result.model, data: { location, before: used.get(location) ?? 0, after: data.byteLength } };
+}
+
+// Marks an external data file as rewritten by this build; a second model that keeps its weights
+// in the same file would overwrite the first one's, so it is refused.
+export function claim(written, name) {
+  if (written.has(name)) {
+    throw new OnnxShrinkError(`'${name}' holds the weights of another model of this build too: shrink such models with the CLI, ` +
+                              'or leave all but one alone with files: { NAME: false }', 'UNSUPPORTED');
+  }
+  written.add(name);
 }

@@ -2,7 +2,7 @@
 // emits. The generic hook it is built on (transform.js) is exported here too, for other bundlers.
 import { existsSync, readFileSync, readdirSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { createOnnxTransform } from './transform.js';
+import { claim, createOnnxTransform } from './transform.js';
 
 export { createOnnxTransform };
 
@@ -20,17 +20,46 @@ export default function onnxShrink(options = {}) {
       logger = config.logger;
     },
     async generateBundle(_, bundle) {
+      const bytesOf = (asset) => (typeof asset.source === 'string' ? new TextEncoder().encode(asset.source) : asset.source);
+      // External data files by their name in the bundle, as they were before any was rewritten.
+      const originals = new Map(), written = new Set();
+      const siblings = (fileName) => ({
+        read: (location) => {
+          const name = path.posix.join(path.posix.dirname(fileName), location);
+          if (!originals.has(name) && bundle[name]?.type === 'asset') originals.set(name, bytesOf(bundle[name]));
+          return originals.get(name);
+        },
+        write: (location, bytes) => {
+          const name = path.posix.join(path.posix.dirname(fileName), location);
+          claim(written, name);
+          if (bundle[name]) bundle[name].source = bytes;
+          else this.emitFile({ type: 'asset', fileName: name, source: bytes });
+        },
+      });
       for (const asset of Object.values(bundle)) {
         if (asset.type !== 'asset') continue;
-        const bytes = typeof asset.source === 'string' ? new TextEncoder().encode(asset.source) : asset.source;
         // The emitted name has a hash in it; per-file options may name the source file.
-        const out = await transform(asset.fileName, bytes, [...(asset.originalFileNames ?? []), ...(asset.names ?? [])]);
+        const out = await transform(asset.fileName, bytesOf(asset), [...(asset.originalFileNames ?? []), ...(asset.names ?? [])],
+                                    siblings(asset.fileName));
         if (out) asset.source = out;
       }
     },
     async writeBundle() {
       // Files in publicDir are copied as they are, outside the bundle: shrink them in outDir.
       if (!publicDir || !existsSync(publicDir) || !outDir) return;
+      const written = new Set();
+      // A model's external data file: read from publicDir as it was, written to outDir.
+      const siblings = (source, target) => ({
+        read: (location) => {
+          const file = path.join(path.dirname(source), location);
+          return existsSync(file) && statSync(file).isFile() ? readFileSync(file) : undefined;
+        },
+        write: (location, bytes) => {
+          const file = path.join(path.dirname(target), location);
+          claim(written, file);
+          replaceFile(file, bytes);
+        },
+      });
       const walk = async (dir) => {
         for (const name of readdirSync(dir)) {
           const p = path.join(dir, name);
@@ -38,15 +67,18 @@ export default function onnxShrink(options = {}) {
           else {
             const target = path.join(outDir, path.relative(publicDir, p));
             if (!existsSync(target)) continue;
-            const out = await transform(path.relative(publicDir, p).split(path.sep).join('/'), readFileSync(target));
-            if (out) {
-              writeFileSync(`${target}.partial`, out);  // a build stopped mid-write leaves the copy whole
-              renameSync(`${target}.partial`, target);
-            }
+            const out = await transform(path.relative(publicDir, p).split(path.sep).join('/'), readFileSync(target), [], siblings(p, target));
+            if (out) replaceFile(target, out);
           }
         }
       };
       await walk(publicDir);
     },
   };
+}
+
+// A build stopped mid-write leaves the copy whole.
+function replaceFile(file, bytes) {
+  writeFileSync(`${file}.partial`, bytes);
+  renameSync(`${file}.partial`, file);
 }

@@ -143,6 +143,29 @@ test('the build-tool hook: per-file options match the emitted name or a source n
                             `other/vad.onnx (assets/vad-a1b2.onnx): ${silero.byteLength} -> ${palette.byteLength} bytes`]);
 });
 
+test('the build-tool hook: a model with external data keeps its layout, both files shrunk', async () => {
+  const dir = tempDir('hook-external');
+  assert.equal(spawnSync('/usr/bin/python3', [path.join(root, 'bench', 'make_model.py'), '12', path.join(dir, 'm.onnx'), '--external', '--sum']).status, 0);
+  const model = readFileSync(path.join(dir, 'm.onnx')), data = readFileSync(path.join(dir, 'm.onnx.data'));
+  const logged = [], writes = [];
+  const transform = createOnnxTransform({ log: (m) => logged.push(m) });
+  const siblings = { read: (location) => (location === 'm.onnx.data' ? data : undefined), write: (location, bytes) => writes.push([location, bytes]) };
+  const out = await transform('models/m.onnx', model, [], siblings);
+  const expected = await shrink(model, { external: { 'm.onnx.data': data }, externalData: 'external', externalLocation: 'm.onnx.data' });
+  assert.ok(Buffer.from(out).equals(expected.model), 'the model, pointing at m.onnx.data');
+  assert.equal(writes.length, 1);
+  assert.equal(writes[0][0], 'm.onnx.data');
+  assert.ok(Buffer.from(writes[0][1]).equals(expected.externalData), 'the data file, shrunk');
+  assert.ok(expected.externalData.byteLength < data.byteLength / 3);
+  assert.match(logged[0], new RegExp(`^models/m\\.onnx: ${model.byteLength} -> ${out.byteLength} bytes \\+ ${data.byteLength} -> ${expected.externalData.byteLength} in m\\.onnx\\.data$`));
+  // Without siblings (esbuild), or with the data file missing: an error that says what to do.
+  await assert.rejects(transform('m.onnx', model), { code: 'EXTERNAL_DATA_MISSING', message: /^m\.onnx: .*m\.onnx\.data.*shrink this one with the CLI, or leave it alone/ });
+  await assert.rejects(transform('m.onnx', model, [], { read: () => undefined, write: () => assert.fail('nothing to write') }),
+                       { code: 'EXTERNAL_DATA_MISSING' });
+  // A self-contained model writes no data file.
+  await transform('silero.onnx', silero, [], { read: () => assert.fail('no data file to read'), write: () => assert.fail('no data file to write') });
+});
+
 test('a fetch Response, or a promise of one, is a model; a failed download is an IO error, not a model', async () => {
   const expected = (await shrink(silero)).model;
   assert.ok(Buffer.from((await shrink(new Response(silero))).model).equals(expected));

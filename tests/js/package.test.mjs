@@ -2,7 +2,7 @@
 // its CLI, its TypeScript types, and its Vite, webpack and esbuild plugins in fresh projects.
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { before, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
@@ -13,6 +13,27 @@ const fixtures = path.join(root, 'tests', 'fixtures');
 const npm = (cwd, ...args) => execFileSync('npm', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
 const versionOf = (name) => JSON.parse(readFileSync(path.join(root, 'node_modules', name, 'package.json'), 'utf8')).version;
 let app, tarball;
+
+// A generated model whose weights are in m.onnx.data, in `dir`.
+function externalModel(dir) {
+  mkdirSync(dir, { recursive: true });
+  const made = spawnSync('/usr/bin/python3', [path.join(root, 'bench', 'make_model.py'), '12', path.join(dir, 'm.onnx'), '--external', '--sum']);
+  assert.equal(made.status, 0, String(made.stderr));
+}
+
+// The shrunk pair (m.onnx and its data file, as built) runs in onnxruntime-node close to the
+// original pair, and is about 4x smaller.
+async function checkExternalPair(originalDir, builtDir) {
+  const { default: ort } = await import(path.join(root, 'node_modules', 'onnxruntime-node', 'dist', 'index.js'));
+  const x = new ort.Tensor('float32', Float32Array.from({ length: 1024 }, (_, i) => Math.sin(i * 0.37)), [1, 1024]);
+  const run = async (dir) => (await (await ort.InferenceSession.create(path.join(dir, 'm.onnx'))).run({ x })).y.data;
+  const [reference, shrunk] = [await run(originalDir), await run(builtDir)];
+  let num = 0, den = 0;
+  for (let i = 0; i < reference.length; i++) num += (shrunk[i] - reference[i]) ** 2, den += reference[i] ** 2;
+  assert.ok(Math.sqrt(num / den) < 0.01, `rel. L2 ${Math.sqrt(num / den)}`);
+  const size = (dir) => statSync(path.join(dir, 'm.onnx')).size + statSync(path.join(dir, 'm.onnx.data')).size;
+  assert.ok(size(builtDir) < size(originalDir) / 3.5, `${size(builtDir)} of ${size(originalDir)} bytes`);
+}
 
 before(() => {
   const dir = tempDir('pack');
@@ -139,6 +160,7 @@ test('a fresh Vite 7 project builds with the plugin and emits the shrunk models'
   mkdirSync(path.join(project, 'public'), { recursive: true });
   copyFileSync(path.join(fixtures, 'silero_vad_v5.onnx'), path.join(project, 'vad.onnx'));
   copyFileSync(path.join(fixtures, 'ch_PP-OCRv4_det_infer.onnx'), path.join(project, 'public', 'det.onnx'));
+  externalModel(path.join(project, 'public', 'ext'));
   writeFileSync(path.join(project, 'index.html'), '<!doctype html><script type="module" src="./main.js"></script>');
   writeFileSync(path.join(project, 'main.js'), "console.log(new URL('./vad.onnx', import.meta.url).href);");
   writeFileSync(path.join(project, 'vite.config.js'),
@@ -153,6 +175,8 @@ test('a fresh Vite 7 project builds with the plugin and emits the shrunk models'
   assert.ok(Buffer.from(expectedVad).equals(readFileSync(path.join(project, 'dist', 'assets', assets[0]))), 'the emitted model is the shrunk one');
   const expectedDet = (await shrink(readFileSync(path.join(fixtures, 'ch_PP-OCRv4_det_infer.onnx')), { mode: 'palette' })).model;
   assert.ok(Buffer.from(expectedDet).equals(readFileSync(path.join(project, 'dist', 'det.onnx'))), 'the public model is shrunk with its own options');
+  // A public model with external data: both files shrunk, under their own names, and they run.
+  await checkExternalPair(path.join(project, 'public', 'ext'), path.join(project, 'dist', 'ext'));
 });
 
 test('a fresh webpack 5 project builds with the plugin: models shrunk, hashes and references updated, errors name the file', async () => {
@@ -164,12 +188,21 @@ test('a fresh webpack 5 project builds with the plugin: models shrunk, hashes an
   writeFileSync(path.join(project, 'src', 'index.js'),
     "console.log(new URL('./models/vad.onnx', import.meta.url).href, new URL('./det.onnx', import.meta.url).href);");
   writeFileSync(path.join(project, 'src', 'broken.js'), "console.log(new URL('./broken.onnx', import.meta.url).href);");
+  // A model with external data, emitted with the names kept ([name][ext]) so that it finds its data.
+  externalModel(path.join(project, 'src', 'ext'));
+  writeFileSync(path.join(project, 'src', 'external.js'),
+    "console.log(new URL('./ext/m.onnx', import.meta.url).href, new URL('./ext/m.onnx.data', import.meta.url).href);");
+  // Two models whose weights are in one file: the second would overwrite the first's.
+  copyFileSync(path.join(project, 'src', 'ext', 'm.onnx'), path.join(project, 'src', 'ext', 'm2.onnx'));
+  writeFileSync(path.join(project, 'src', 'shared.js'),
+    "console.log(new URL('./ext/m.onnx', import.meta.url).href, new URL('./ext/m2.onnx', import.meta.url).href, new URL('./ext/m.onnx.data', import.meta.url).href);");
   // webpack's Node API, as a webpack.config.js would set it up.
   writeFileSync(path.join(project, 'build.mjs'), `
     import webpack from 'webpack';
     import OnnxShrinkPlugin from 'onnx-shrink/webpack';
-    const [entry, out] = process.argv.slice(2);
-    const compiler = webpack({ mode: 'production', context: process.cwd(), entry, output: { path: process.cwd() + '/' + out },
+    const [entry, out, names] = process.argv.slice(2);
+    const compiler = webpack({ mode: 'production', context: process.cwd(), entry,
+                               output: { path: process.cwd() + '/' + out, ...(names ? { assetModuleFilename: names } : {}) },
                                performance: { hints: false },
                                plugins: [new OnnxShrinkPlugin({ files: { 'det.onnx': { mode: 'palette' } } })] });
     compiler.run((err, stats) => {
@@ -178,7 +211,7 @@ test('a fresh webpack 5 project builds with the plugin: models shrunk, hashes an
       console.log(JSON.stringify({ errors: errors.map((e) => e.message), assets: assets.map((a) => a.name) }));
       compiler.close(() => {});
     });`);
-  const build = (entry, out) => JSON.parse(execFileSync(process.execPath, ['build.mjs', entry, out], { cwd: project, encoding: 'utf8' }));
+  const build = (...args) => JSON.parse(execFileSync(process.execPath, ['build.mjs', ...args], { cwd: project, encoding: 'utf8' }));
   const good = build('./src/index.js', 'dist');
   assert.deepEqual(good.errors, []);
   const { shrink } = await import(path.join(root, 'bindings', 'js', 'index.node.js'));
@@ -196,6 +229,12 @@ test('a fresh webpack 5 project builds with the plugin: models shrunk, hashes an
   const bad = build('./src/broken.js', 'dist-broken');
   assert.equal(bad.errors.length, 1);
   assert.match(bad.errors[0], /^onnx-shrink: src\/broken\.onnx \([0-9a-f]+\.onnx\): not an ONNX model/);
+  const external = build('./src/external.js', 'dist-external', '[name][ext]');
+  assert.deepEqual(external.errors, []);
+  await checkExternalPair(path.join(project, 'src', 'ext'), path.join(project, 'dist-external'));
+  const shared = build('./src/shared.js', 'dist-shared', '[name][ext]');
+  assert.equal(shared.errors.length, 1);
+  assert.match(shared.errors[0], /m2?\.onnx\): 'm\.onnx\.data' holds the weights of another model of this build too/);
 });
 
 test('a fresh esbuild project bundles with the plugin: imported models shrunk with the build\'s loader, errors name the file', async () => {
