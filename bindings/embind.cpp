@@ -5,6 +5,11 @@
 // a synchronous reader read(offset, length, pointer) that fills wasm memory from a File, a Blob
 // or a file descriptor, slice by slice. Bytes out: sink(pointer, length) calls, whose view the
 // wrapper copies at once.
+//
+// No JS exception crosses this layer: it would unwind the engine's frames without running their
+// destructors (leaking its buffers in this long-lived module). The wrapper catches them in its
+// callbacks and answers false instead; the engine then stops with an Error, and the wrapper throws
+// what it caught.
 #include <emscripten/bind.h>
 #include <emscripten/val.h>
 
@@ -70,16 +75,22 @@ std::unique_ptr<Source> js_source(const val& source) {
   val read = source["read"];
   return std::make_unique<CallbackSource>(static_cast<uint64_t>(source["size"].as<double>()),
                                           [read](uint64_t offset, void* dst, size_t length) {
-                                            read(static_cast<double>(offset), static_cast<double>(length), reinterpret_cast<uintptr_t>(dst));
+                                            const val ok = read(static_cast<double>(offset), static_cast<double>(length),
+                                                                reinterpret_cast<uintptr_t>(dst));
+                                            if (!ok.as<bool>()) throw Error(ErrorCode::Io, "reading the input failed");
                                           });
 }
 
 class JsSink final : public Sink {
  public:
   explicit JsSink(val sink) : sink_(std::move(sink)) {}
-  void expect(uint64_t total) override { sink_.call<void>("expect", static_cast<double>(total)); }
+  void expect(uint64_t total) override {
+    if (!sink_.call<bool>("expect", static_cast<double>(total))) throw Error(ErrorCode::Io, "writing the output failed");
+  }
   void write(const void* bytes, size_t length) override {
-    sink_.call<void>("write", reinterpret_cast<uintptr_t>(bytes), static_cast<double>(length));
+    if (!sink_.call<bool>("write", reinterpret_cast<uintptr_t>(bytes), static_cast<double>(length))) {
+      throw Error(ErrorCode::Io, "writing the output failed");
+    }
   }
 
  private:
@@ -97,6 +108,7 @@ val run(const std::string& what, const JsOptions& options, val io) {
     val external = io["external"];
     hooks.external = [&externals, external](const std::string& location) -> const Source* {
       val s = external(location);
+      if (s.isFalse()) throw Error(ErrorCode::Io, "reading external data '" + location + "' failed");
       if (s.isNull() || s.isUndefined()) return nullptr;
       externals.push_back(js_source(s));
       return externals.back().get();

@@ -278,7 +278,11 @@ class TempFile {
   }
   write(bytes) {
     let done = 0;
-    while (done < bytes.byteLength) done += writeSync(this.fd, bytes, done, bytes.byteLength - done);
+    try {
+      while (done < bytes.byteLength) done += writeSync(this.fd, bytes, done, bytes.byteLength - done);
+    } catch (e) {
+      throw new OnnxShrinkError(`cannot write '${this.target === '-' ? 'standard output' : this.target}': ${e.message}`, 'IO');
+    }
     this.size += bytes.byteLength;
   }
   commit() {

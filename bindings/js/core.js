@@ -150,8 +150,35 @@ async function prepare(input, what) {
   throw badOption(`the ${what} must be a Uint8Array, an ArrayBuffer, a Blob, a fetch Response or a { size, read(offset, length) } reader`);
 }
 
+// The first exception of a run's callbacks. A callback never throws into the engine (see
+// bindings/embind.cpp): it records the exception and answers `fallback`, which stops the engine.
+// `what` says what the callback does ('reading the model', ...), or is null for a user's callback
+// whose exception is passed on as it is (onProgress, onReport).
+function failures() {
+  let first = null, during = null;
+  return {
+    guard: (fn, fallback, what) => (...args) => {
+      if (first) return fallback;
+      try {
+        return fn(...args);
+      } catch (e) {
+        first = e ?? new Error(String(e));
+        during = what;
+        return fallback;
+      }
+    },
+    // What the caller sees: our own errors as they are; a failed read or write (a user's reader or
+    // onModelData, a disk) as an IO error naming what failed, with the original as its cause.
+    rethrow() {
+      if (!first) return;
+      if (first instanceof OnnxShrinkError || during === null) throw first;
+      throw Object.assign(new OnnxShrinkError(`${during} failed: ${first.message ?? first}`, 'IO'), { cause: first });
+    },
+  };
+}
+
 // A prepared input as the engine's source: bytes are placed in the wasm heap once.
-function toSource(module, prepared, owned) {
+function toSource(module, prepared, owned, guard, what) {
   if (prepared.bytes) {
     const size = prepared.bytes.byteLength;
     const pointer = module.allocate(Math.max(size, 1));
@@ -163,28 +190,34 @@ function toSource(module, prepared, owned) {
   return {
     pointer: 0,
     size: prepared.size,
-    read(offset, length, pointer) {
-      if (prepared.readInto) return prepared.readInto(offset, module.HEAPU8.subarray(pointer, pointer + length));
+    read: guard((offset, length, pointer) => {
+      if (prepared.readInto) {
+        prepared.readInto(offset, module.HEAPU8.subarray(pointer, pointer + length));
+        return true;
+      }
       const chunk = prepared.read(offset, length);
       if (!chunk || chunk.byteLength !== length) throw new OnnxShrinkError(`a read of ${length} bytes at ${offset} returned ${chunk ? chunk.byteLength : 'nothing'}`, 'IO');
       module.HEAPU8.set(chunk, pointer);
-    },
+      return true;
+    }, false, what),
   };
 }
 
 // Collects output into one array of the announced size, or passes chunks to `onChunk`.
-function collector(module, onChunk) {
+function collector(module, onChunk, guard, what) {
   let array = null, at = 0;
   return {
-    expect(total) {
+    expect: guard((total) => {
       if (!onChunk) array = new Uint8Array(total);
-    },
-    write(pointer, length) {
+      return true;
+    }, false, what),
+    write: guard((pointer, length) => {
       const view = module.HEAPU8.subarray(pointer, pointer + length);
       if (onChunk) onChunk(view.slice());
       else array.set(view, at);
       at += length;
-    },
+      return true;
+    }, false, what),
     result() {
       return onChunk ? undefined : array ?? new Uint8Array(0);
     },
@@ -218,12 +251,14 @@ export function createApi(loadWasm) {
     }
     const module = await engine();
     const owned = [];
+    const failed = failures();
+    const { guard } = failed;
     try {
-      const out = collector(module, options.onModelData);
-      const external = collector(module, options.onExternalData);
+      const out = collector(module, options.onModelData, guard, 'writing the model');
+      const external = collector(module, options.onExternalData, guard, 'writing the external data');
       const io = {
-        model: toSource(module, model, owned),
-        external(name) {
+        model: toSource(module, model, owned, guard, 'reading the model'),
+        external: guard((name) => {
           let value = externals.get(name);
           if (!value && typeof options.external === 'function') {
             const given = options.external(name);
@@ -232,16 +267,17 @@ export function createApi(loadWasm) {
               value = bytes ? { bytes } : given;
             }
           }
-          return value ? toSource(module, value, owned) : null;
-        },
-        progress(fraction, stage) {
+          return value ? toSource(module, value, owned, guard, `reading external data '${name}'`) : null;
+        }, false, 'finding external data'),
+        progress: guard((fraction, stage) => {
           if (signal?.aborted) return false;
           return options.onProgress?.(fraction, stage) !== false;
-        },
+        }, false, null),
         sink: out,
         externalSink: external,
       };
       const result = module.run(what, engineOptions, io);
+      failed.rethrow();
       if (result.code) throw new OnnxShrinkError(result.message, result.code);
       const report = JSON.parse(result.report);
       options.onReport?.(report);

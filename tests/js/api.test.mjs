@@ -6,7 +6,7 @@ import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { expand, fileSource, inspect, OnnxShrinkError, shrink, version } from '../../bindings/js/index.node.js';
+import { expand, fileSource, inspect, OnnxShrinkError, shrink, version, wasmMemory } from '../../bindings/js/index.node.js';
 import { createOnnxTransform } from '../../bindings/js/vite.js';
 import { tempDir } from './temp_dir.mjs';
 
@@ -185,6 +185,29 @@ test('a fetch Response, or a promise of one, is a model; a failed download is an
   const data = readFileSync(path.join(dir, 'm.onnx.data'));
   const viaResponse = await shrink(model, { external: { 'm.onnx.data': new Response(data) } });
   assert.ok(Buffer.from(viaResponse.model).equals((await shrink(model, { external: { 'm.onnx.data': data } })).model));
+});
+
+test('a callback that throws (a reader, onModelData, onProgress, external) stops the run with its error named, and the engine goes on', async () => {
+  const boom = new Error('disk on fire');
+  const failingReader = (after) => ({ size: silero.byteLength, read: (offset, length) => {
+    if (offset >= after) throw boom;
+    return silero.subarray(offset, offset + length);
+  } });
+  await assert.rejects(shrink(failingReader(400000)), (e) => e instanceof OnnxShrinkError && e.code === 'IO' &&
+                       e.message === 'reading the model failed: disk on fire' && e.cause === boom);
+  await assert.rejects(shrink(silero, { onModelData: () => { throw boom; } }),
+                       { code: 'IO', message: 'writing the model failed: disk on fire' });
+  await assert.rejects(shrink(silero, { onProgress: () => { throw boom; } }), (e) => e === boom, 'a user callback\'s own error');
+  const dir = tempDir('throwing-external');
+  assert.equal(spawnSync('/usr/bin/python3', [path.join(root, 'bench', 'make_model.py'), '5', path.join(dir, 'm.onnx'), '--external']).status, 0);
+  await assert.rejects(shrink(readFileSync(path.join(dir, 'm.onnx')), { external: () => { throw boom; } }),
+                       { code: 'IO', message: 'finding external data failed: disk on fire' });
+  // Runs that fail halfway give their memory back: many of them do not grow the module.
+  await shrink(silero);
+  const before = await wasmMemory();
+  for (let i = 0; i < 60; i++) await assert.rejects(shrink(failingReader(1500000)), { code: 'IO' });
+  assert.equal(await wasmMemory(), before);
+  assert.equal((await shrink(silero)).report.totals.tensorsChanged, 12);
 });
 
 test('progress and cancelling', async () => {

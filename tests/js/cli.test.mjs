@@ -162,6 +162,11 @@ test("'-' and streams: a model from standard input, the result to standard outpu
     assert.equal(readlinkSync(link), target);
     assert.ok(readFileSync(target).equals(expected), `${name}: the linked file got the model`);
     assert.deepEqual(readdirSync(dir).filter((f) => f.endsWith('.partial')), [], name);
+    // A device that fails (a full disk): the error names it, and the temporary file is gone.
+    const full = go([input, '-o', '/dev/full']);
+    assert.notEqual(full.status, 0, name);
+    assert.match(String(full.stderr), /cannot write '\/dev\/full': (ENOSPC|No space left on device)/, name);
+    assert.ok(lstatSync('/dev/full').isCharacterDevice());
   }
   // The npm CLI reads a model from standard input as '-'; its table then names the output.
   const stdin = spawnSync(process.execPath, [cli, '-', '-o', '-'], { input: readFileSync(input), maxBuffer: 1 << 26 });
