@@ -244,6 +244,14 @@ class Walker {
     Field tensor_field, int_field;
     bool has_tensor = false, has_int = false;
     std::vector<Field> graphs;
+    // A few ints are kept (a Transpose's perm); a longer list is no perm of a weight's axes.
+    constexpr size_t kMaxInts = 16;
+    std::vector<int64_t> ints;
+    bool too_many_ints = false;
+    auto add_int = [&](uint64_t v) {
+      if (ints.size() < kMaxInts) ints.push_back(static_cast<int64_t>(v));
+      else too_many_ints = true;
+    };
     FieldReader r(window_, trail_, outer.data, outer.end);
     Field f;
     while (r.next(f)) {
@@ -261,6 +269,13 @@ class Walker {
           r.expect(f, WireType::Bytes, "AttributeProto.t");
           tensor_field = f;
           has_tensor = true;
+          break;
+        case onnx::attr::kInts:
+          if (f.type == WireType::Varint) add_int(f.value);
+          else {
+            r.expect(f, WireType::Bytes, "AttributeProto.ints");
+            proto::for_each_packed_varint(window_, trail_, f.data, f.end, add_int);
+          }
           break;
         case onnx::attr::kG:
         case onnx::attr::kGraphs:
@@ -280,6 +295,10 @@ class Walker {
       else if (name == "group") n.group = v;
       else if (name == "to") n.to = v;
       else if (name == "block_size") n.block_size = v;
+    }
+    if (name == "perm" && n.op_type == "Transpose") {
+      n.has_perm = true;
+      if (!too_many_ints) n.perm = std::move(ints);
     }
     if (has_tensor && name == "value" && n.op_type == "Constant" && n.domain.empty()) {
       const int32_t t = tensor(tensor_field, container(tensor_field, c), "tensor");

@@ -339,17 +339,38 @@ class Planner {
     if (op == "Gemm" && c.input == 0) return n.trans_a ? Axes{1, 0} : Axes{0, 1};
     if (op == "Gather" && c.input == 0) return {n.axis < 0 ? n.axis + rank : n.axis, -1};
     if ((op == "LSTM" || op == "GRU" || op == "RNN") && (c.input == 1 || c.input == 2)) return {1, 2};
-    // Look through ops that do not move values (fp16 weights often sit behind a Cast).
-    if ((op == "Cast" || op == "Identity") && depth < 4 && !n.outputs.empty()) {
+    // Look through ops that do not move values (fp16 weights often sit behind a Cast), and
+    // through a Transpose, mapping its reader's axes back to the weight's (converters leave one in
+    // front of a kernel stored as [kh, kw, in, out]).
+    const bool transpose = op == "Transpose" && c.input == 0;
+    if ((op == "Cast" || op == "Identity" || transpose) && depth < 4 && !n.outputs.empty()) {
+      std::vector<int64_t> perm = n.perm;
+      if (transpose && perm.empty()) {
+        for (int64_t i = rank - 1; i >= 0; --i) perm.push_back(i);
+      }
+      if (transpose && !is_permutation(perm, rank)) return {};
       auto it = readers_.find(n.outputs[0]);
       if (it != readers_.end()) {
         for (const Consumer& next : it->second) {
           const Axes a = axes_for(next, rank, depth + 1);
-          if (a.out >= 0) return a;
+          if (a.out < 0) continue;
+          if (!transpose) return a;
+          if (a.out >= rank || a.in >= rank) return {};  // a reader's axis past the weight's rank
+          return {perm[static_cast<size_t>(a.out)], a.in >= 0 ? perm[static_cast<size_t>(a.in)] : -1};
         }
       }
     }
     return {};
+  }
+
+  static bool is_permutation(const std::vector<int64_t>& perm, int64_t rank) {
+    if (static_cast<int64_t>(perm.size()) != rank) return false;
+    std::vector<bool> seen(perm.size(), false);
+    for (int64_t p : perm) {
+      if (p < 0 || p >= rank || seen[static_cast<size_t>(p)]) return false;
+      seen[static_cast<size_t>(p)] = true;
+    }
+    return true;
   }
 
   Int8Layout int8_layout(const TensorInfo& t, const std::vector<Consumer>& readers, const uint8_t* values,
@@ -697,6 +718,28 @@ class Planner {
       graph_input_edit(t, stored);
     }
     plan_.edits.push_back(std::move(e));
+    if (options_.form == Form::Dq) explicit_perm_edits(t);
+  }
+
+  // onnxruntime (1.30) aborts loading a model where a per-axis DequantizeLinear feeds a Transpose
+  // that has no perm attribute (its transpose optimizer reads the absent perm). Such a Transpose
+  // gets the perm it means by default, the axes reversed: the same op, written out.
+  void explicit_perm_edits(const TensorInfo& t) {
+    for (const Consumer& c : consumers(t)) {
+      const NodeInfo& n = index_.nodes[c.node];
+      if (n.op_type != "Transpose" || !n.domain.empty() || n.has_perm || !perm_added_.insert(c.node).second) continue;
+      std::vector<int64_t> reversed;
+      for (int64_t a = static_cast<int64_t>(t.dims.size()) - 1; a >= 0; --a) reversed.push_back(a);
+      Message attr;
+      attr.string(onnx::attr::kName, "perm");
+      attr.varint(onnx::attr::kType, onnx::attr::kTypeInts);
+      attr.packed_int64(onnx::attr::kInts, reversed);
+      Edit e;
+      e.begin = e.end = index_.containers[n.container].content_end;
+      e.container = n.container;
+      e.chunks.push_back(attr.as_field(onnx::node::kAttribute));
+      plan_.edits.push_back(std::move(e));
+    }
   }
 
   // An initializer listed as a graph input (a default value the caller could override) cannot
@@ -769,6 +812,7 @@ class Planner {
   std::unordered_set<std::string> names_;
   std::unordered_map<std::string, std::vector<Consumer>> readers_;
   std::set<int32_t> changed_;
+  std::set<int32_t> perm_added_;  // Transpose nodes given an explicit perm
   std::vector<Edit> input_edits_;
   int64_t raised_opset_ = 0;
   uint64_t external_cursor_ = 0;

@@ -205,6 +205,25 @@ def stft_basis(opset=13):
     return model(g, opset), {"x": feed((1, 1, 1024), 27)}
 
 
+def transposed_weights(opset=13):
+    """Weights behind a Transpose, as converters leave them: a conv kernel stored [kh, kw, in, out]
+    (perm 3, 2, 0, 1) and a MatMul weight stored [out, in] (no perm: the axes reversed)."""
+    kernel = np.ascontiguousarray(weights((64, 32, 3, 3), 28).transpose(2, 3, 1, 0))  # [kh, kw, in, out]
+    fc = weights((40, 64 * 4 * 4), 29)  # [out, in]
+    nodes = [
+        helper.make_node("Transpose", ["kernel"], ["k"], perm=[3, 2, 0, 1]),
+        helper.make_node("Conv", ["x", "k"], ["c"], pads=[1, 1, 1, 1], strides=[2, 2], name="conv"),
+        helper.make_node("Relu", ["c"], ["r"]),
+        helper.make_node("Flatten", ["r"], ["f"], axis=1),
+        helper.make_node("Transpose", ["fc"], ["fc_t"]),
+        helper.make_node("MatMul", ["f", "fc_t"], ["y"], name="mm"),
+    ]
+    g = helper.make_graph(nodes, "transposed", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 32, 8, 8])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 40])],
+                          [numpy_helper.from_array(kernel, "kernel"), numpy_helper.from_array(fc, "fc")])
+    return model(g, opset), {"x": feed((1, 32, 8, 8), 30)}
+
+
 ALL = {
     "conv_net_opset11": conv_net,
     "mlp_opset13": mlp,
@@ -220,6 +239,7 @@ ALL = {
     "typed_float_data": typed_float_data,
     "initializer_as_input": initializer_as_input,
     "stft_basis": stft_basis,
+    "transposed_weights": transposed_weights,
 }
 
 

@@ -162,7 +162,8 @@ class SyntheticModels(unittest.TestCase):
     def test_every_weight_is_found(self):
         expected = {"conv_net_opset11": 3, "mlp_opset13": 2, "if_branches": 2, "constant_nodes_opset9": 2, "fp16_raw": 1,
                     "fp16_int32_data": 1, "bf16_and_double": 2, "tied_weights": 1, "ir3_inputs_opset8": 1, "loop_outer_scope": 0,
-                    "lstm": 2, "typed_float_data": 1, "initializer_as_input": 1, "stft_basis": 1}
+                    "lstm": 2, "typed_float_data": 1, "initializer_as_input": 1, "stft_basis": 1,
+                    "transposed_weights": 2}
         for name, count in expected.items():
             with self.subTest(model=name):
                 r = self.reports[(name, "int8")]
@@ -186,6 +187,11 @@ class SyntheticModels(unittest.TestCase):
         self.assertEqual(auto["w1"]["factorAxis"], 1)  # input channels
         stft = self.reports[("stft_basis", "int8")]["tensors"][0]
         self.assertEqual(stft["scheme"], "codebook")
+        # Behind a Transpose, the axes of the weight as stored: [kh, kw, in, out] and [out, in].
+        moved = {t["name"]: t for t in self.reports[("transposed_weights", "int8")]["tensors"]}
+        self.assertEqual((moved["kernel"]["axis"], moved["kernel"]["factorAxis"]), (3, 2))
+        self.assertEqual((moved["fc"]["axis"], moved["fc"]["factorAxis"]), (0, 1))
+        self.assertEqual(moved["kernel"]["consumers"], ["Transpose"])
 
     def test_tied_weights_are_stored_once(self):
         m = onnx.load(os.path.join(self.dir, "tied_weights.int8.onnx"))
