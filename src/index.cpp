@@ -236,6 +236,9 @@ class Walker {
     // a writer may have put after them.
     TrailStep step(trail_, "node '" + (n.name.empty() ? "#" + std::to_string(position) : n.name) + "' (" + n.op_type + ")");
     for (const Field& a : attributes) attribute(a, container(a, c), n, id, graph_path, depth);
+    // A Constant whose value is shrunk is replaced whole; graphs inside it (no valid Constant has
+    // any, but a file may) hold tensors of their own that would be edited inside that range.
+    if (n.value_tensor >= 0 && !n.subgraphs.empty()) index_.tensors[n.value_tensor].odd = "Constant node that also has graph attributes";
     index_.nodes[id] = std::move(n);
   }
 
