@@ -274,6 +274,7 @@ class Walker {
           has_tensor = true;
           break;
         case onnx::attr::kInts:
+          if (n.op_type != "Transpose") break;  // only a Transpose's perm decides an axis
           if (f.type == WireType::Varint) add_int(f.value);
           else {
             r.expect(f, WireType::Bytes, "AttributeProto.ints");
