@@ -126,6 +126,22 @@ async function responseBlob(response, what) {
   }
 }
 
+// What an `external` function gives, for the engine that waits on it: bytes, a reader, or a
+// Blob where it can be read synchronously (a Web Worker).
+function syncSource(given, what) {
+  const bytes = asBytes(given);
+  if (bytes) return { bytes };
+  if (isBlob(given) && typeof FileReaderSync !== 'undefined') return blobReader(given);
+  if (typeof given.size === 'number' && typeof given.read === 'function') {
+    return { size: given.size, read: given.read.bind(given), readInto: given.readInto?.bind(given) };
+  }
+  if (typeof given.then === 'function') {
+    throw badOption(`the ${what} came as a promise: an external function must answer at once; pass external as { name: data } instead`);
+  }
+  throw badOption(`the ${what} must be bytes or a { size, read(offset, length) } reader${isBlob(given) ? ' (a Blob only in a Web Worker)' : ''}; ` +
+                  'pass external as { name: data } for Blobs and Responses');
+}
+
 // Turns an input into something the engine can read synchronously: bytes, or a reader.
 // Blobs are read in slices when FileReaderSync exists (in a Web Worker), otherwise all at once.
 async function prepare(input, what) {
@@ -262,10 +278,7 @@ export function createApi(loadWasm) {
           let value = externals.get(name);
           if (!value && typeof options.external === 'function') {
             const given = options.external(name);
-            if (given != null) {
-              const bytes = asBytes(given);
-              value = bytes ? { bytes } : given;
-            }
+            if (given != null) value = syncSource(given, `external data '${name}'`);
           }
           return value ? toSource(module, value, owned, guard, `reading external data '${name}'`) : null;
         }, false, 'finding external data'),

@@ -29,6 +29,9 @@ export interface Reader {
  */
 export type Input = Uint8Array | ArrayBuffer | ArrayBufferView | Blob | Response | Reader;
 
+/** What a synchronous `external` function can give: bytes, a reader, or (in a Web Worker) a Blob. */
+export type SyncInput = Uint8Array | ArrayBuffer | ArrayBufferView | Blob | Reader;
+
 export type Mode = 'int8' | 'palette';
 export type Scheme = 'auto' | 'channel' | 'tensor' | 'kmeans' | 'uniform';
 export type Form = 'fold' | 'dq';
@@ -68,8 +71,11 @@ export interface ShrinkOptions {
    * depends on rounding alone. Not a quality setting.
    */
   roundingDraw?: number;
-  /** External data of the input: by file name, or a function from file name to data. */
-  external?: Record<string, Input> | ((location: string) => Input | undefined);
+  /**
+   * External data of the input: by file name, or a function from file name to data, called while
+   * the engine runs, so it must answer at once: bytes or a reader (or a Blob, in a Web Worker).
+   */
+  external?: Record<string, Input> | ((location: string) => SyncInput | undefined);
   /** Receives the external data of the result in pieces instead of collecting it. */
   onExternalData?: (chunk: Uint8Array) => void;
   /**

@@ -202,6 +202,12 @@ test('a callback that throws (a reader, onModelData, onProgress, external) stops
   assert.equal(spawnSync('/usr/bin/python3', [path.join(root, 'bench', 'make_model.py'), '5', path.join(dir, 'm.onnx'), '--external']).status, 0);
   await assert.rejects(shrink(readFileSync(path.join(dir, 'm.onnx')), { external: () => { throw boom; } }),
                        { code: 'IO', message: 'finding external data failed: disk on fire' });
+  // An external function answers at once: a promise or (outside a Web Worker) a Blob is refused in words.
+  const m = readFileSync(path.join(dir, 'm.onnx')), data = readFileSync(path.join(dir, 'm.onnx.data'));
+  await assert.rejects(shrink(m, { external: async () => data }), { code: 'BAD_OPTION', message: /came as a promise: an external function must answer at once/ });
+  await assert.rejects(shrink(m, { external: () => new Blob([data]) }), { code: 'BAD_OPTION', message: /\(a Blob only in a Web Worker\)/ });
+  const viaReader = await shrink(m, { external: () => ({ size: data.byteLength, read: (o, l) => data.subarray(o, o + l) }) });
+  assert.ok(Buffer.from(viaReader.model).equals((await shrink(m, { external: { 'm.onnx.data': data } })).model));
   // Runs that fail halfway give their memory back: many of them do not grow the module.
   await shrink(silero);
   const before = await wasmMemory();

@@ -73,7 +73,7 @@ test('tsc --strict accepts code using every exported type', () => {
   writeFileSync(path.join(app, 'types.ts'), `
     import { shrink, inspect, expand, version, env, fileSource, OnnxShrinkError } from 'onnx-shrink';
     import type { ErrorCode, Reader, Input, Mode, Scheme, Form, ExternalDataMode, Stage, ShrinkOptions, ValueInfo,
-                  TensorReport, OpsetChange, Report, ShrinkResult, Env, FileSource } from 'onnx-shrink';
+                  TensorReport, OpsetChange, Report, ShrinkResult, Env, FileSource, SyncInput } from 'onnx-shrink';
     import onnxShrink, { createOnnxTransform } from 'onnx-shrink/vite';
     import { declaredShape, sampleCount, sampleFeeds, carryOver, compareModels, worstOutput, OutputComparison } from 'onnx-shrink/verify';
     import type { InputSpec, OutputError } from 'onnx-shrink/verify';
@@ -90,6 +90,7 @@ test('tsc --strict accepts code using every exported type', () => {
       external: { 'model.onnx.data': new Uint8Array(4) }, onModelData: (chunk: Uint8Array) => void chunk.byteLength };
     const reader: Reader = { size: 4, read: (offset: number, length: number) => new Uint8Array(length + offset * 0) };
     const input: Input = reader;
+    const fromFunction: ShrinkOptions = { external: (name: string): SyncInput | undefined => (name ? reader : undefined) };
     const e: Env = env;
     e.wasmPath = 'onnx-shrink.wasm';
     async function main(): Promise<void> {
@@ -123,7 +124,7 @@ test('tsc --strict accepts code using every exported type', () => {
       const ran: OutputError[] = await compareModels(Tensor, specs, async (f) => f, async (f) => f, { feedBack: { x: 'x' }, threshold: 0.5 });
       const worst: OutputError = worstOutput(ran);
       console.log(sampleCount(specs), errors[0].relL2, agreement, open.guessed, worst.name);
-      console.log(tensors.length, inputs.length, changes.length, again.summary, v, plugin.name, out?.byteLength, webpackConfig.mode, esbuildOptions.bundle);
+      console.log(tensors.length, inputs.length, changes.length, again.summary, v, plugin.name, out?.byteLength, webpackConfig.mode, esbuildOptions.bundle, fromFunction.external);
     }
     void main();`);
   const tsc = spawnSync(path.join(app, 'node_modules', '.bin', 'tsc'),
