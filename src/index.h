@@ -60,8 +60,8 @@ struct NodeInfo {
   // Attributes that decide a weight's channel axis.
   int64_t trans_a = 0, trans_b = 0, axis = 0, group = 1;
   bool has_axis = false;
-  std::vector<int64_t> perm;  // Transpose (empty: reverse the axes, or a list too long to keep)
-  bool has_perm = false;
+  bool has_perm = false;       // Transpose: without one, the axes are reversed
+  std::vector<int64_t> perm;  // (empty when the list was too long to keep: no valid perm)
   int64_t to = 0;          // Cast
   int64_t block_size = 0;  // DequantizeLinear
   int32_t value_tensor = -1;  // Constant: its `value` tensor

@@ -344,10 +344,7 @@ class Planner {
     // front of a kernel stored as [kh, kw, in, out]).
     const bool transpose = op == "Transpose" && c.input == 0;
     if ((op == "Cast" || op == "Identity" || transpose) && depth < 4 && !n.outputs.empty()) {
-      std::vector<int64_t> perm = n.perm;
-      if (transpose && perm.empty()) {
-        for (int64_t i = rank - 1; i >= 0; --i) perm.push_back(i);
-      }
+      const std::vector<int64_t> perm = n.has_perm ? n.perm : reversed_axes(rank);
       if (transpose && !is_permutation(perm, rank)) return {};
       auto it = readers_.find(n.outputs[0]);
       if (it != readers_.end()) {
@@ -361,6 +358,13 @@ class Planner {
       }
     }
     return {};
+  }
+
+  // A Transpose's perm when it has none.
+  static std::vector<int64_t> reversed_axes(int64_t rank) {
+    std::vector<int64_t> axes;
+    for (int64_t a = rank - 1; a >= 0; --a) axes.push_back(a);
+    return axes;
   }
 
   static bool is_permutation(const std::vector<int64_t>& perm, int64_t rank) {
@@ -728,12 +732,10 @@ class Planner {
     for (const Consumer& c : consumers(t)) {
       const NodeInfo& n = index_.nodes[c.node];
       if (n.op_type != "Transpose" || !n.domain.empty() || n.has_perm || !perm_added_.insert(c.node).second) continue;
-      std::vector<int64_t> reversed;
-      for (int64_t a = static_cast<int64_t>(t.dims.size()) - 1; a >= 0; --a) reversed.push_back(a);
       Message attr;
       attr.string(onnx::attr::kName, "perm");
       attr.varint(onnx::attr::kType, onnx::attr::kTypeInts);
-      attr.packed_int64(onnx::attr::kInts, reversed);
+      attr.packed_int64(onnx::attr::kInts, reversed_axes(static_cast<int64_t>(t.dims.size())));
       Edit e;
       e.begin = e.end = index_.containers[n.container].content_end;
       e.container = n.container;
