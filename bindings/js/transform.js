@@ -17,7 +17,7 @@ import { OnnxShrinkError, shrink } from './index.node.js';
 export function createOnnxTransform(options = {}) {
   const { files = {}, include = /\.onnx$/i, log = () => {}, ...defaults } = options;
   const matches = (name, key) => name === key || name.endsWith('/' + key) || path.posix.basename(name) === key;
-  return async (fileName, bytes, sourceNames = [], siblings = null) => {
+  const transform = async (fileName, bytes, sourceNames = [], siblings = null) => {
     if (!include.test(fileName)) return null;
     const names = [fileName, ...sourceNames].map((n) => n.split(path.sep).join('/'));
     const key = Object.keys(files).find((k) => names.some((n) => matches(n, k)));
@@ -37,6 +37,10 @@ export function createOnnxTransform(options = {}) {
     log(`${label}: ${bytes.byteLength} -> ${result.model.byteLength} bytes${data}`);
     return result.model;
   };
+  // Whether a file is a model to shrink, asked before its bytes are taken (a bundle's JS, CSS and
+  // images need not be copied out to be turned down).
+  transform.accepts = (fileName) => include.test(fileName);
+  return transform;
 }
 
 // Shrinks a model whose weights may be in one external data file among `siblings`. The engine

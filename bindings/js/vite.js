@@ -37,7 +37,7 @@ export default function onnxShrink(options = {}) {
         },
       });
       for (const asset of Object.values(bundle)) {
-        if (asset.type !== 'asset') continue;
+        if (asset.type !== 'asset' || !transform.accepts(asset.fileName)) continue;
         // The emitted name has a hash in it; per-file options may name the source file.
         const out = await transform(asset.fileName, bytesOf(asset), [...(asset.originalFileNames ?? []), ...(asset.names ?? [])],
                                     siblings(asset.fileName));

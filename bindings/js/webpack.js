@@ -50,7 +50,7 @@ export default class OnnxShrinkPlugin {
             },
           });
           for (const asset of compilation.getAssets()) {
-            if (asset.info.onnxShrunk) continue;
+            if (asset.info.onnxShrunk || !transform.accepts(asset.name)) continue;
             let shrunk = done.get(asset.source);
             if (!shrunk) {
               const wrote = { data: false };

@@ -133,6 +133,7 @@ test('the build-tool hook: per-file options match the emitted name or a source n
   const transform = createOnnxTransform({ mode: 'palette', log: (m) => logged.push(m),
                                           files: { 'models/vad.onnx': { mode: 'int8' }, 'skip.onnx': false } });
   assert.equal(await transform('vad.json', silero), null, 'only .onnx files');
+  assert.deepEqual(['a.onnx', 'B.ONNX', 'a.js', 'a.onnx.data'].map(transform.accepts), [true, true, false, false]);
   assert.equal(await transform('assets/skip.onnx', silero), null);
   assert.equal(await transform('a1b2.onnx', silero, ['src/skip.onnx']), null, 'by its source name');
   const int8 = await transform('a1b2.onnx', silero, ['src/models/vad.onnx']);
