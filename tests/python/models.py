@@ -224,6 +224,52 @@ def transposed_weights(opset=13):
     return model(g, opset), {"x": feed((1, 32, 8, 8), 30)}
 
 
+def transformer_block(opset=17):
+    """A decoder block as exporters write it: a token embedding (Gather rows), LayerNormalization,
+    attention with Q/K/V/output MatMul weights split into heads by Reshape and Transpose, a GELU-free
+    feed-forward pair, and an output layer tied to the embedding through a Transpose (perm 1, 0)."""
+    vocab, d, heads, ff, seq = 512, 128, 4, 256, 6
+    emb = weights((vocab, d), 31, spread=False)
+    wq, wk, wv, wo = (weights((d, d), s) for s in (32, 33, 34, 35))
+    w1, w2 = weights((d, ff), 36), weights((ff, d), 37)
+    gamma, beta = np.ones(d, np.float32), np.zeros(d, np.float32)
+    split = np.array([1, seq, heads, d // heads], dtype=np.int64)
+    merge = np.array([1, seq, d], dtype=np.int64)
+    scale = np.array(1.0 / np.sqrt(d // heads), dtype=np.float32)
+    nodes = [
+        helper.make_node("Gather", ["emb", "ids"], ["x0"], axis=0, name="embed"),
+        helper.make_node("LayerNormalization", ["x0", "gamma", "beta"], ["n0"], axis=-1, epsilon=1e-5),
+    ]
+    for name, w in (("q", "wq"), ("k", "wk"), ("v", "wv")):
+        nodes += [helper.make_node("MatMul", ["n0", w], [name], name=name + "_proj"),
+                  helper.make_node("Reshape", [name, "split"], [name + "_h"]),
+                  helper.make_node("Transpose", [name + "_h"], [name + "_t"], perm=[0, 2, 3, 1] if name == "k" else [0, 2, 1, 3])]
+    nodes += [
+        helper.make_node("MatMul", ["q_t", "k_t"], ["scores"]),
+        helper.make_node("Mul", ["scores", "scale"], ["scaled"]),
+        helper.make_node("Softmax", ["scaled"], ["attn"], axis=-1),
+        helper.make_node("MatMul", ["attn", "v_t"], ["ctx_h"]),
+        helper.make_node("Transpose", ["ctx_h"], ["ctx_t"], perm=[0, 2, 1, 3]),
+        helper.make_node("Reshape", ["ctx_t", "merge"], ["ctx"]),
+        helper.make_node("MatMul", ["ctx", "wo"], ["o"], name="o_proj"),
+        helper.make_node("Add", ["x0", "o"], ["x1"]),
+        helper.make_node("LayerNormalization", ["x1", "gamma", "beta"], ["n1"], axis=-1, epsilon=1e-5),
+        helper.make_node("MatMul", ["n1", "w1"], ["f1"], name="ff1"),
+        helper.make_node("Relu", ["f1"], ["f1r"]),
+        helper.make_node("MatMul", ["f1r", "w2"], ["f2"], name="ff2"),
+        helper.make_node("Add", ["x1", "f2"], ["x2"]),
+        helper.make_node("Transpose", ["emb"], ["emb_t"], perm=[1, 0]),
+        helper.make_node("MatMul", ["x2", "emb_t"], ["logits"], name="lm_head"),
+    ]
+    inits = [numpy_helper.from_array(a, n) for a, n in ((emb, "emb"), (wq, "wq"), (wk, "wk"), (wv, "wv"), (wo, "wo"), (w1, "w1"),
+                                                         (w2, "w2"), (gamma, "gamma"), (beta, "beta"), (split, "split"),
+                                                         (merge, "merge"), (scale, "scale"))]
+    g = helper.make_graph(nodes, "decoder_block", [helper.make_tensor_value_info("ids", TensorProto.INT64, [1, seq])],
+                          [helper.make_tensor_value_info("logits", TensorProto.FLOAT, [1, seq, vocab])], inits)
+    ids = np.array([[3, 77, 500, 0, 256, 131]], dtype=np.int64)
+    return model(g, opset), {"ids": ids}
+
+
 ALL = {
     "conv_net_opset11": conv_net,
     "mlp_opset13": mlp,
@@ -240,6 +286,7 @@ ALL = {
     "initializer_as_input": initializer_as_input,
     "stft_basis": stft_basis,
     "transposed_weights": transposed_weights,
+    "transformer_block_opset17": transformer_block,
 }
 
 

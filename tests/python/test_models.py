@@ -163,7 +163,7 @@ class SyntheticModels(unittest.TestCase):
         expected = {"conv_net_opset11": 3, "mlp_opset13": 2, "if_branches": 2, "constant_nodes_opset9": 2, "fp16_raw": 1,
                     "fp16_int32_data": 1, "bf16_and_double": 2, "tied_weights": 1, "ir3_inputs_opset8": 1, "loop_outer_scope": 0,
                     "lstm": 2, "typed_float_data": 1, "initializer_as_input": 1, "stft_basis": 1,
-                    "transposed_weights": 2}
+                    "transposed_weights": 2, "transformer_block_opset17": 7}
         for name, count in expected.items():
             with self.subTest(model=name):
                 r = self.reports[(name, "int8")]
@@ -192,6 +192,13 @@ class SyntheticModels(unittest.TestCase):
         self.assertEqual((moved["kernel"]["axis"], moved["kernel"]["factorAxis"]), (3, 2))
         self.assertEqual((moved["fc"]["axis"], moved["fc"]["factorAxis"]), (0, 1))
         self.assertEqual(moved["kernel"]["consumers"], ["Transpose"])
+        # A decoder block: MatMul weights [in, out]; the embedding read by a Gather and, through a
+        # Transpose, by the output layer, both of which want its rows.
+        block = {t["name"]: t for t in self.reports[("transformer_block_opset17", "int8")]["tensors"]}
+        self.assertEqual(sorted(block["emb"]["consumers"]), ["Gather", "Transpose"])
+        self.assertEqual(block["emb"]["axis"], 0)
+        for w in ("wq", "wk", "wv", "wo", "w1", "w2"):
+            self.assertEqual((block[w]["axis"], block[w]["factorAxis"]), (1, 0), w)
 
     def test_tied_weights_are_stored_once(self):
         m = onnx.load(os.path.join(self.dir, "tied_weights.int8.onnx"))
