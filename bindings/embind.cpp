@@ -131,6 +131,10 @@ val run(const std::string& what, const JsOptions& options, val io) {
   } catch (const std::bad_alloc&) {
     result.set("code", std::string("OUT_OF_MEMORY"));
     result.set("message", std::string("out of memory: the model does not fit in this WebAssembly instance's 4 GB"));
+  } catch (const std::exception& e) {
+    // A bug of ours: say what broke instead of an opaque WebAssembly.Exception.
+    result.set("code", std::string("INTERNAL"));
+    result.set("message", std::string("internal error: ") + e.what());
   }
   return result;
 }

@@ -1,12 +1,15 @@
 #include "encode.h"
 
+#include <cfloat>
 #include <cmath>
 #include <cstring>
+#include <string>
 
 #include "bias_correction.h"
 #include "int8_layout.h"
 #include "kernels/kernels.h"
 #include "kernels/palette_levels.h"
+#include "saturation.h"
 #include "proto/onnx_fields.h"
 
 namespace onnx_shrink {
@@ -148,8 +151,21 @@ void Encoder::int8(int32_t i) {
       kernels::error_sums(x, reconstructed_.data(), static_cast<size_t>(n), e);
     }
   }
+  Dequantization d;
+  d.layout = &l, d.form = item.form, d.dims = &t.dims, d.data_type = t.data_type;
+  d.scales = scales_.data(), d.offsets = offsets_.data(), d.zeros = zeros_.data();
+  d.factors = factors_.empty() ? nullptr : factors_.data(), d.table = l.codebook ? table_.data() : nullptr;
+  const uint64_t moved = keep_codes_finite(d, x, codes_.data(), n, e.signal, e.noise);
   current_ = i;
-  if (item.report >= 0) set_sqnr(plan_.report.tensors[item.report], e.signal, e.noise);
+  if (item.report < 0) return;
+  TensorReport& report = plan_.report.tensors[item.report];
+  set_sqnr(report, e.signal, e.noise);
+  if (moved) {
+    if (!report.reason.empty()) report.reason += "; ";
+    report.reason += std::to_string(moved) + (moved == 1 ? " value" : " values") + " at the edge of " +
+                     onnx::dtype_name(t.data_type) + "'s range rounded inward (outward " + (moved == 1 ? "it" : "they") +
+                     " would be infinite)";
+  }
 }
 
 // Weights (factor squared) per row of a separable layout, when the factor is the same along each
@@ -207,7 +223,21 @@ void Encoder::codebook(const uint8_t* v, uint64_t n) {
   for (size_t k = 0; k < d.levels.size() && k < 256; ++k) table_[k] = static_cast<float>(d.levels[k]);
   for (size_t k = d.levels.size(); k < 256; ++k) table_[k] = table_[d.levels.size() - 1];
   design_indices(v, static_cast<size_t>(n), h, d, indices_);
-  for (uint64_t k = 0; k < n; ++k) codes_[k] = static_cast<int8_t>(static_cast<uint8_t>(indices_[k]));
+  // A level whose values are all one number becomes exactly that number (k-means on a histogram
+  // gets it only to rounding): masks, one-hot and other few-valued tables come back exact.
+  std::vector<uint32_t> only(256);
+  std::vector<uint8_t> state(256, 0);  // 0: no value yet, 1: one number so far, 2: several
+  for (uint64_t k = 0; k < n; ++k) {
+    const uint8_t j = static_cast<uint8_t>(indices_[k]);
+    codes_[k] = static_cast<int8_t>(j);
+    uint32_t bits;
+    std::memcpy(&bits, v + 4 * k, 4);
+    if (state[j] == 0) only[j] = bits, state[j] = 1;
+    else if (state[j] == 1 && bits != only[j]) state[j] = 2;
+  }
+  for (size_t j = 0; j < 256; ++j) {
+    if (state[j] == 1) std::memcpy(&table_[j], &only[j], 4);
+  }
 }
 
 void Encoder::palette(int32_t i, const Payload& payload, Sink& out) {
@@ -229,16 +259,21 @@ void Encoder::palette(int32_t i, const Payload& payload, Sink& out) {
   const int bytes = onnx::element_bits(t.data_type) / 8;
   out_.resize(n * bytes);
   double signal = 0, noise = 0, uniform_noise = 0;
+  // Every value is finite (the plan checked), so a level rounded past the largest number of the
+  // type (values at the edge of its range) is stored as that number, not as infinity.
   auto store = [&](size_t k, float v) -> float {
     uint8_t* p = out_.data() + k * bytes;
+    if (std::isinf(v)) v = std::copysign(FLT_MAX, v);
     switch (t.data_type) {
       case onnx::kFloat16: {
-        const uint16_t h16 = kernels::float_to_half(v);
+        uint16_t h16 = kernels::float_to_half(v);
+        if ((h16 & 0x7fff) == 0x7c00) h16 = static_cast<uint16_t>((h16 & 0x8000) | 0x7bff);
         std::memcpy(p, &h16, 2);
         return kernels::half_to_float(h16);
       }
       case onnx::kBfloat16: {
-        const uint16_t b16 = kernels::float_to_bfloat(v);
+        uint16_t b16 = kernels::float_to_bfloat(v);
+        if ((b16 & 0x7fff) == 0x7f80) b16 = static_cast<uint16_t>((b16 & 0x8000) | 0x7f7f);
         std::memcpy(p, &b16, 2);
         return kernels::bfloat_to_float(b16);
       }

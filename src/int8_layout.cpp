@@ -242,6 +242,7 @@ void widen_for_draw(const Int8Layout& l, uint64_t g, float& lo, float& hi) {
   h ^= h >> 30, h *= 0xBF58476D1CE4E5B9ull, h ^= h >> 27, h *= 0x94D049BB133111EBull, h ^= h >> 31;
   const float u = static_cast<float>(h >> 40) * (1.0f / 16777216.0f);  // [0, 1)
   const float half = (hi - lo) * 0.0015f * u;
+  if (!std::isfinite(lo - half) || !std::isfinite(hi + half)) return;  // at the edge of float32: as drawn 0
   lo -= half;
   hi += half;
 }

@@ -1,6 +1,7 @@
 #include "plan.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <set>
 #include <unordered_map>
@@ -438,6 +439,9 @@ class Planner {
         }
         if (!finite) {
           tr.reason = "contains NaN or infinity";
+        } else if (!std::isfinite(hi - lo)) {
+          // No float32 step spans it: every scheme's scale would be infinite.
+          tr.reason = "its values span more than float32 can hold (max - min overflows)";
         } else if (options_.mode == Mode::Int8) {
           layout = int8_layout(t, readers, values, note);
           layout.draw = options_.rounding_draw;

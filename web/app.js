@@ -80,6 +80,7 @@ const FRIENDLY = {
   TOO_LARGE: 'The result is too large for one file.',
   OUT_OF_MEMORY: 'This model needs more memory than this browser tab can give.',
   BAD_OPTION: 'These settings are not valid.',
+  INTERNAL: 'onnx-shrink failed on this model: a bug of ours. The detail below says where.',
   NO_MODEL: 'No model among the files.',
   MANY_MODELS: 'One model at a time.',
 };

@@ -676,7 +676,7 @@ function printTable(rows, a) {
     for (const { input, report } of rows) {
       say(`${input === '-' ? 'standard input' : input}: ${report.summary}`);
       for (const t of report.tensors) {
-        const what = t.changed ? `${t.scheme}${t.axis !== undefined ? ` axis ${t.axis}` : ''} ${t.sqnrDb == null ? 'exact' : `${t.sqnrDb.toFixed(1)} dB`}` : `kept: ${t.reason}`;
+        const what = t.changed ? `${t.scheme}${t.axis !== undefined ? ` axis ${t.axis}` : ''} ${t.exact ? 'exact' : t.sqnrDb == null ? '' : `${t.sqnrDb.toFixed(1)} dB`}${t.reason ? ` (${t.reason})` : ''}` : `kept: ${t.reason}`;
         say(`  ${t.name.padEnd(40)} ${t.dtype.padEnd(8)} [${t.shape.join(', ')}] ${formatBytes(t.bytesBefore)} -> ${formatBytes(t.bytesAfter)}  ${what}`);
       }
     }
@@ -734,7 +734,7 @@ async function main() {
     return 0;
   }
   const rows = [], reports = [];
-  let failed = false;
+  let failed = false, internal = false;
   let inputs;
   try {
     inputs = expandInputs(a.inputs);
@@ -761,6 +761,7 @@ async function main() {
       if (!(e instanceof OnnxShrinkError)) throw e;
       process.stderr.write(`onnx-shrink: ${input.file === '-' ? 'standard input' : input.file}: ${e.message}\n`);
       failed = true;
+      internal ||= e.code === 'INTERNAL';
     }
   }
   if (a.report) {
@@ -776,6 +777,7 @@ async function main() {
   }
   if (a.json) console.log(JSON.stringify(reports.length === 1 ? reports[0] : reports, null, 2));
   printTable(rows, a);
+  if (internal) return 1;  // a bug of ours, not bad input
   if (failed) return 2;
   if (rows.some((r) => r.verify?.some((o) => !o.ok))) return 3;
   return 0;

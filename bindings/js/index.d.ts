@@ -3,7 +3,8 @@
 /** What kinds of failure an OnnxShrinkError reports. */
 export type ErrorCode =
   | 'BAD_OPTION' | 'NOT_ONNX' | 'TRUNCATED' | 'MALFORMED' | 'UNSUPPORTED' | 'EXTERNAL_DATA_MISSING'
-  | 'EXTERNAL_DATA_INVALID' | 'TOO_LARGE' | 'IO' | 'CANCELLED' | 'OUT_OF_MEMORY';
+  | 'EXTERNAL_DATA_INVALID' | 'TOO_LARGE' | 'IO' | 'CANCELLED' | 'OUT_OF_MEMORY'
+  | 'INTERNAL';
 
 export declare class OnnxShrinkError extends Error {
   readonly code: ErrorCode;

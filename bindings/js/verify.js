@@ -21,8 +21,65 @@ export function declaredShape(declared, open = 1) {
   return { shape: (declared ?? []).map((d) => (known(d) ? d : open)), guessed: !(declared ?? []).every(known) };
 }
 
-// Typed arrays for the input types the checks can fill.
-const ARRAYS = { float32: Float32Array, float64: Float64Array, int64: BigInt64Array, int32: Int32Array, bool: Uint8Array };
+// IEEE half precision, which onnxruntime's JS API holds as the bits in a Uint16Array where the
+// engine has no Float16Array (Node 20, older browsers): to half bits with round-to-nearest-even,
+// and back.
+const f32 = new Float32Array(1);
+const u32 = new Uint32Array(f32.buffer);
+
+export function toHalfBits(value) {
+  f32[0] = value;
+  const x = u32[0];
+  const sign = (x >>> 16) & 0x8000, exponent = (x >>> 23) & 0xff;
+  let mantissa = x & 0x7fffff;
+  if (exponent === 0xff) return sign | 0x7c00 | (mantissa ? 0x200 : 0);  // infinity, NaN
+  const e = exponent - 127 + 15;
+  if (e >= 0x1f) return sign | 0x7c00;  // beyond 65504 (after rounding too): infinity
+  // Normal halves keep 10 of the 23 mantissa bits; subnormal ones fewer, with the implicit 1.
+  let shift = 13;
+  if (e <= 0) {
+    if (e < -10) return sign;  // under half the smallest subnormal: zero
+    mantissa |= 0x800000;
+    shift = 14 - e;
+  }
+  let h = (e > 0 ? e << 10 : 0) | (mantissa >>> shift);
+  const rest = mantissa & ((1 << shift) - 1), half = 1 << (shift - 1);
+  if (rest > half || (rest === half && h & 1)) h += 1;  // a carry into the exponent is still right
+  return sign | h;
+}
+
+export function fromHalfBits(h) {
+  const sign = h & 0x8000 ? -1 : 1, e = (h >>> 10) & 0x1f, m = h & 0x3ff;
+  if (e === 0) return sign * m * 2 ** -24;
+  if (e === 0x1f) return m ? NaN : sign * Infinity;
+  return sign * (1 + m / 1024) * 2 ** (e - 15);
+}
+
+// The input types a check can fill: the typed array onnxruntime takes for each, and its values
+// from a number (random normal floats, small random integers, or --value's number).
+const TYPES = {
+  float32: { Typed: Float32Array, float: true, make: (v) => v },
+  float64: { Typed: Float64Array, float: true, make: (v) => v },
+  float16: { Typed: Uint16Array, float: true, make: toHalfBits },
+  int8: { Typed: Int8Array, make: Math.round },
+  uint8: { Typed: Uint8Array, make: Math.round },
+  int16: { Typed: Int16Array, make: Math.round },
+  uint16: { Typed: Uint16Array, make: Math.round },
+  int32: { Typed: Int32Array, make: Math.round },
+  uint32: { Typed: Uint32Array, make: Math.round },
+  int64: { Typed: BigInt64Array, make: (v) => BigInt(Math.round(v)) },
+  uint64: { Typed: BigUint64Array, make: (v) => BigInt(Math.round(v)) },
+  bool: { Typed: Uint8Array, make: (v) => (v ? 1 : 0) },
+};
+
+function typeOf({ name, dtype }) {
+  const type = TYPES[dtype];
+  if (!type) {
+    throw new Error(`input '${name}' is of type ${dtype}, for which a check cannot make values ` +
+                    `(it can for ${Object.keys(TYPES).join(', ')})`);
+  }
+  return type;
+}
 
 // The most values one input of a check may have: 2^28 (1 GiB of float32). A shape beyond it is
 // a typing slip (1x512x512x512x3), and would otherwise end in an out-of-memory crash.
@@ -46,9 +103,8 @@ export function sampleCount(inputs) {
   for (const input of inputs) {
     const { name, dtype, shape, bytes, guessed } = input;
     const values = valueCount(input);
+    const { Typed } = typeOf(input);
     if (!bytes) continue;
-    const Typed = ARRAYS[dtype];
-    if (!Typed) throw new Error(`cannot read values of type ${dtype} for input '${name}'`);
     const each = values * Typed.BYTES_PER_ELEMENT;
     const n = each ? bytes.byteLength / each : 0;
     if (!Number.isInteger(n) || n < 1 || (guessed && n !== 1)) {
@@ -74,30 +130,22 @@ export function* sampleFeeds(Tensor, inputs) {
   const r = random(0x2545f491);
   for (let sample = 0; sample < count; sample++) {
     const feeds = {};
-    for (const { name, dtype, shape, value, bytes } of inputs) {
+    for (const input of inputs) {
+      const { name, dtype, shape, value, bytes } = input;
+      const { Typed, float, make } = typeOf(input);
       const n = shape.reduce((a, b) => a * b, 1);
+      let data;
       if (bytes) {
-        const Typed = ARRAYS[dtype];
         const each = n * Typed.BYTES_PER_ELEMENT;
         const copy = new Uint8Array(each);  // aligned for the typed array
         copy.set(bytes.subarray(sample * each, (sample + 1) * each));
-        feeds[name] = new Tensor(dtype, new Typed(copy.buffer), shape);
-        continue;
-      }
-      // Filled in place: a list of numbers first would take several times the tensor's memory.
-      const fill = (Typed, make) => {
-        const data = new Typed(n);
-        for (let i = 0; i < n; i++) data[i] = make();
-        return data;
-      };
-      let data;
-      switch (dtype) {
-        case 'float32': data = fill(Float32Array, value !== undefined ? () => value : r.normal); break;
-        case 'float64': data = fill(Float64Array, value !== undefined ? () => value : r.normal); break;
-        case 'int64': data = fill(BigInt64Array, () => BigInt(value !== undefined ? Math.round(value) : Math.floor(r.uniform() * 8))); break;
-        case 'int32': data = fill(Int32Array, () => (value !== undefined ? Math.round(value) : Math.floor(r.uniform() * 8))); break;
-        case 'bool': data = fill(Uint8Array, () => ((value !== undefined ? value : r.uniform() < 0.5) ? 1 : 0)); break;
-        default: throw new Error(`cannot make values of type ${dtype} for input '${name}'`);
+        data = new Typed(copy.buffer);
+      } else {
+        // Filled in place: a list of numbers first would take several times the tensor's memory.
+        const next = value !== undefined ? () => value : float ? r.normal : dtype === 'bool' ? () => r.uniform() < 0.5 : () => Math.floor(r.uniform() * 8);
+        const fixed = value !== undefined ? make(value) : undefined;
+        data = new Typed(n);
+        for (let i = 0; i < n; i++) data[i] = fixed ?? make(next());
       }
       feeds[name] = new Tensor(dtype, data, shape);
     }
@@ -136,6 +184,12 @@ export function worstOutput(results) {
   return results.reduce((w, o) => (o.relL2 > w.relL2 || (Number.isNaN(o.relL2) && !Number.isNaN(w.relL2)) ? o : w));
 }
 
+// How to read one value of an output tensor as a number: float16 data without a Float16Array
+// comes as the bits in a Uint16Array.
+function valueOf(tensor) {
+  return tensor.type === 'float16' && tensor.data instanceof Uint16Array ? fromHalfBits : Number;
+}
+
 // How far each output of a model moved from the original's, over any number of samples: `add`
 // the original's results and the other model's for each sample, then `results()` gives per output
 // the max and mean absolute difference, the cosine of the two, and the relative L2 error
@@ -154,8 +208,9 @@ export class OutputComparison {
       let s = this.#sums.get(name);
       if (!s) this.#sums.set(name, (s = { count: 0, agree: 0, maxAbs: 0, sumAbs: 0, sumSq: 0, dot: 0, nx: 0, ny: 0 }));
       const x = a[name].data, y = b[name].data, t = this.#threshold;
+      const xValue = valueOf(a[name]), yValue = valueOf(b[name]);
       for (let i = 0; i < x.length; i++) {
-        const xi = Number(x[i]), yi = Number(y[i]);
+        const xi = xValue(x[i]), yi = yValue(y[i]);
         const d = Math.abs(xi - yi);
         if (d > s.maxAbs || Number.isNaN(d)) s.maxAbs = d;
         s.sumAbs += d;

@@ -1,5 +1,6 @@
 // Elementwise helpers of the separable and codebook schemes: scaling along an axis, turning codes
 // back into values, and measuring the error exactly.
+#include <cmath>
 #include <vector>
 
 #include "kernels.h"
@@ -91,13 +92,19 @@ void error_sums(const uint8_t* x, const uint8_t* y, size_t n, ErrorSums& e) {
   while (i + 4 <= n) {
     // Float lanes for up to 4096 values, then into the double totals.
     v4::f32 signal = v4::splat(0), noise = v4::splat(0);
-    const size_t stop = std::min(n & ~size_t(3), i + 4096);
+    const size_t start = i, stop = std::min(n & ~size_t(3), i + 4096);
     for (; i < stop; i += 4) {
       const v4::f32 v = v4::load(x + 4 * i), d = v4::sub(v, v4::load(y + 4 * i));
       signal = v4::add(signal, v4::mul(v, v));
       noise = v4::add(noise, v4::mul(d, d));
     }
-    for (int k = 0; k < 4; ++k) e.signal += v4::lane(signal, k), e.noise += v4::lane(noise, k);
+    float s = 0, z = 0;
+    for (int k = 0; k < 4; ++k) s += v4::lane(signal, k), z += v4::lane(noise, k);
+    if (std::isfinite(s) && std::isfinite(z)) {
+      for (int k = 0; k < 4; ++k) e.signal += v4::lane(signal, k), e.noise += v4::lane(noise, k);
+    } else {
+      scalar::error_sums(x + 4 * start, y + 4 * start, i - start, e);  // values past 1.8e19 square past float32
+    }
   }
   scalar::error_sums(x + 4 * i, y + 4 * i, n - i, e);
 }

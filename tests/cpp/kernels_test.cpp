@@ -328,6 +328,16 @@ TEST(Kernels, RescaleAndErrorsMatchScalar) {
   EXPECT_NEAR(e1.noise, e2.noise, 1e-6 * e1.noise);
   EXPECT_NEAR(e1.signal, e2.signal, 1e-6 * e1.signal);
 
+  // Values whose squares pass float32's range (masks at FLT_MAX) are still summed in double.
+  std::vector<float> big(n, 0.0f), off(n, 0.0f);
+  for (size_t i = 0; i < n; i += 3) big[i] = -3.0e38f, off[i] = -2.9e38f;
+  k::ErrorSums b1, b2;
+  k::scalar::error_sums(reinterpret_cast<const uint8_t*>(big.data()), reinterpret_cast<const uint8_t*>(off.data()), n, b1);
+  k::error_sums(reinterpret_cast<const uint8_t*>(big.data()), reinterpret_cast<const uint8_t*>(off.data()), n, b2);
+  ASSERT_TRUE(std::isfinite(b1.signal) && std::isfinite(b1.noise));
+  EXPECT_NEAR(b1.signal, b2.signal, 1e-6 * b1.signal);
+  EXPECT_NEAR(b1.noise, b2.noise, 1e-6 * b1.noise);
+
   // Weighted errors of codes, by a weight per position and by a weight per row.
   std::vector<int8_t> q(n);
   for (size_t i = 0; i < n; ++i) q[i] = static_cast<int8_t>(static_cast<int>(i * 7919) % 256 - 128);

@@ -8,6 +8,7 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { tempDir } from './temp_dir.mjs';
+import { fromHalfBits, toHalfBits } from '../../bindings/js/verify.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const cli = path.join(root, 'bindings', 'js', 'cli.js');
@@ -299,6 +300,45 @@ test('--verify --input: real input data from files, checked against the declared
   assert.equal(huge.status, 2, huge.stderr);
   assert.match(huge.stderr, /input 'input' of shape \[100000, 100000000\] has 10,000,000,000,000 values, more than a check makes \(268,435,456\): set a smaller shape/);
   assert.ok(!existsSync(output));
+});
+
+test('--verify with float16 inputs and outputs: values made and read as halves, not as their bits', () => {
+  // Half conversion: every finite half survives the round trip, and halfway cases go to the even one.
+  for (let h = 0; h < 0x10000; h++) {
+    if ((h & 0x7c00) === 0x7c00 && h & 0x3ff) continue;  // NaN
+    assert.equal(toHalfBits(fromHalfBits(h)), h, `half 0x${h.toString(16)}`);
+    const next = h + 1;
+    if ((h & 0x7fff) < 0x7bff && (next & 0x7c00) !== 0x7c00) {
+      const even = h % 2 === 0 ? h : next;
+      assert.equal(toHalfBits((fromHalfBits(h) + fromHalfBits(next)) / 2), even, `between 0x${h.toString(16)} and next`);
+    }
+  }
+  assert.equal(toHalfBits(65519), 0x7bff);
+  assert.equal(toHalfBits(65520), 0x7c00);
+  assert.equal(toHalfBits(-1e-9), 0x8000);
+  // A model with an fp16 input and output (and weights at the edge of fp16's range).
+  const dir = tempDir('cli-fp16');
+  const made = spawnSync('/usr/bin/python3', [path.join(root, 'tests', 'python', 'models.py'), dir, 'values_at_the_limits']);
+  assert.equal(made.status, 0, String(made.stderr));
+  const model = path.join(dir, 'values_at_the_limits.onnx');
+  const fixed = run(model, '-o', path.join(dir, 'a.onnx'), '--json', '--verify', '--value', 'x16=0.001', '--value', 'x32=0.001');
+  assert.equal(fixed.status, 0, fixed.stderr);
+  const outputs = JSON.parse(fixed.stdout).verify;
+  assert.deepEqual(outputs.map((o) => o.name), ['y16', 'y_mask', 'y_wide']);
+  for (const o of outputs) assert.ok(o.relL2 < 0.01 && o.cosine > 0.9999, JSON.stringify(o));
+  assert.ok(outputs[0].maxAbs > 0 && outputs[0].maxAbs < 0.5, JSON.stringify(outputs[0]));  // halves compared as numbers
+  assert.equal(outputs[2].maxAbs, 0);  // the tensor past float32's span is kept
+  // Data for the fp16 input: halves from a file.
+  const halves = new Uint16Array(256 * 256).map((_, i) => toHalfBits(0.01 * Math.sin(i)));
+  writeFileSync(path.join(dir, 'x16.bin'), halves);
+  const data = run(model, '-o', path.join(dir, 'b.onnx'), '--json', '--verify', '--input', `x16=${path.join(dir, 'x16.bin')}`, '--value', 'x32=0.001');
+  assert.equal(data.status, 0, data.stderr);
+  const y16 = JSON.parse(data.stdout).verify.find((o) => o.name === 'y16');
+  assert.ok(y16.relL2 > 0 && y16.relL2 < 0.01 && y16.maxAbs < 1, JSON.stringify(y16));
+  writeFileSync(path.join(dir, 'short.bin'), halves.subarray(0, 500));
+  const short = run(model, '--verify', '--input', `x16=${path.join(dir, 'short.bin')}`);
+  assert.equal(short.status, 2);
+  assert.match(short.stderr, /input 'x16' of shape \[256, 256\] and type float16 takes 131072 bytes per sample, the data given has 1000/);
 });
 
 test('--verify --input: a file of several samples runs each; the counts must agree and fit the shape', () => {

@@ -8,6 +8,7 @@
 // level: onnxruntime's graph optimization level for both sessions (default "all").
 import { readFileSync } from 'node:fs';
 import ort from 'onnxruntime-node';
+import { fromHalfBits } from '../../bindings/js/verify.js';
 
 const types = {
   float32: Float32Array, float64: Float64Array, int64: BigInt64Array, int32: Int32Array,
@@ -27,7 +28,9 @@ function feeds(inputs) {
 
 function compare(a, b) {
   let num = 0, den = 0, maxAbs = 0;
-  const x = Array.from(a.data, Number), y = Array.from(b.data, Number);
+  // float16 data comes as the bits in a Uint16Array (Node has no Float16Array).
+  const values = (t) => Array.from(t.data, t.type === 'float16' && t.data instanceof Uint16Array ? fromHalfBits : Number);
+  const x = values(a), y = values(b);
   for (let k = 0; k < x.length; k++) {
     const d = y[k] - x[k];
     num += d * d;

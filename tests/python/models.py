@@ -270,6 +270,28 @@ def transformer_block(opset=17):
     return model(g, opset), {"ids": ids}
 
 
+def values_at_the_limits(opset=13):
+    """Weights at the edge of their type's range: fp16 values at +-65504 and near it (saturated
+    masks and biases), which 8-bit codes must not round past the largest fp16; an fp32 mask of
+    FLT_MIN and 0; and an fp32 tensor spanning more than float32 holds (+-3e38), left alone."""
+    rng = np.random.default_rng(38)
+    m16 = rng.normal(0, 1, size=(256, 256)).astype(np.float16)
+    m16[7, 5], m16[3, 4], m16[3, 5], m16[100, 200], m16[9, 5] = 65504, 60000, -60000, -65504, 65504
+    mask = np.where(np.triu(np.ones((128, 128), bool), 1), np.finfo(np.float32).min, 0).astype(np.float32)
+    wide = rng.normal(0, 1, size=(128, 128)).astype(np.float32)
+    wide[3, 4], wide[3, 5] = 3e38, -3e38
+    nodes = [helper.make_node("Mul", ["x16", "m16"], ["y16"]), helper.make_node("Add", ["x32", "mask"], ["y_mask"]),
+             helper.make_node("Mul", ["x32", "wide"], ["y_wide"])]
+    g = helper.make_graph(nodes, "limits", [helper.make_tensor_value_info("x16", TensorProto.FLOAT16, [256, 256]),
+                                            helper.make_tensor_value_info("x32", TensorProto.FLOAT, [128, 128])],
+                          [helper.make_tensor_value_info("y16", TensorProto.FLOAT16, [256, 256]),
+                           helper.make_tensor_value_info("y_mask", TensorProto.FLOAT, [128, 128]),
+                           helper.make_tensor_value_info("y_wide", TensorProto.FLOAT, [128, 128])],
+                          [numpy_helper.from_array(m16, "m16"), numpy_helper.from_array(mask, "mask"), numpy_helper.from_array(wide, "wide")])
+    # Small inputs keep the original's products finite (fp16 tops out at 65504).
+    return model(g, opset), {"x16": (feed((256, 256), 39) * 0.01).astype(np.float16), "x32": feed((128, 128), 40) * 0.01}
+
+
 ALL = {
     "conv_net_opset11": conv_net,
     "mlp_opset13": mlp,
@@ -287,15 +309,16 @@ ALL = {
     "stft_basis": stft_basis,
     "transposed_weights": transposed_weights,
     "transformer_block_opset17": transformer_block,
+    "values_at_the_limits": values_at_the_limits,
 }
 
 
 if __name__ == "__main__":
-    # Writes every synthetic model to a folder: /usr/bin/python3 tests/python/models.py OUT
+    # Writes the synthetic models to a folder: /usr/bin/python3 tests/python/models.py OUT [NAME ...]
     import os
     import sys
 
-    out = sys.argv[1]
+    out, names = sys.argv[1], sys.argv[2:] or list(ALL)
     os.makedirs(out, exist_ok=True)
-    for name, build in ALL.items():
-        onnx.save(build()[0], os.path.join(out, name + ".onnx"))
+    for name in names:
+        onnx.save(ALL[name]()[0], os.path.join(out, name + ".onnx"))
