@@ -1,6 +1,7 @@
 #include "plan.h"
 
 #include <algorithm>
+#include <cfloat>
 #include <cmath>
 #include <cstring>
 #include <set>
@@ -438,10 +439,14 @@ class Planner {
           kernels::minmax(values, static_cast<size_t>(t.elements), lo, hi, finite);
         }
         if (!finite) {
-          tr.reason = "contains NaN or infinity";
+          tr.reason = t.data_type == onnx::kDouble ? "contains NaN or infinity, or values beyond float32's range (codes are made in float32)"
+                                                   : "contains NaN or infinity";
         } else if (!std::isfinite(hi - lo)) {
           // No float32 step spans it: every scheme's scale would be infinite.
           tr.reason = "its values span more than float32 can hold (max - min overflows)";
+        } else if (hi > lo && std::max(std::fabs(lo), std::fabs(hi)) < 255 * FLT_MIN) {
+          // Its steps would be subnormal numbers, which have too few bits to scale codes by.
+          tr.reason = "its values are all within 3e-36 of zero, too small for float32 steps";
         } else if (options_.mode == Mode::Int8) {
           layout = int8_layout(t, readers, values, note);
           layout.draw = options_.rounding_draw;

@@ -214,11 +214,14 @@ class SyntheticModels(unittest.TestCase):
         self.assertEqual(auto["mask"]["scheme"], "codebook")
         self.assertFalse(auto["wide"]["changed"])
         self.assertEqual(auto["wide"]["reason"], "its values span more than float32 can hold (max - min overflows)")
+        self.assertEqual(auto["tiny"]["reason"], "its values are all within 3e-36 of zero, too small for float32 steps")
+        self.assertEqual(auto["beyond"]["reason"], "contains NaN or infinity, or values beyond float32's range (codes are made in float32)")
         for mode in MODES:
             m = onnx.load(os.path.join(self.dir, f"values_at_the_limits.{mode}.onnx"))
             inits = {t.name: numpy_helper.to_array(t) for t in m.graph.initializer}
             with self.subTest(mode=mode):
-                self.assertIn("wide", inits)  # kept as it was
+                for kept in ("wide", "tiny", "beyond"):
+                    self.assertIn(kept, inits)  # as it was
                 if mode.startswith("palette"):
                     self.assertTrue(np.isfinite(inits["m16"]).all())
         # expand() of the DequantizeLinear form: (q - zero) * scale in fp32, then the Cast to fp16.
