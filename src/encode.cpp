@@ -3,7 +3,6 @@
 #include <cfloat>
 #include <cmath>
 #include <cstring>
-#include <string>
 
 #include "bias_correction.h"
 #include "int8_layout.h"
@@ -160,12 +159,7 @@ void Encoder::int8(int32_t i) {
   if (item.report < 0) return;
   TensorReport& report = plan_.report.tensors[item.report];
   set_sqnr(report, e.signal, e.noise);
-  if (moved) {
-    if (!report.reason.empty()) report.reason += "; ";
-    report.reason += std::to_string(moved) + (moved == 1 ? " value" : " values") + " at the edge of " +
-                     onnx::dtype_name(t.data_type) + "'s range rounded inward (outward " + (moved == 1 ? "it" : "they") +
-                     " would be infinite)";
-  }
+  if (moved) note_rounded_inward(report, moved, t.data_type);
 }
 
 // Weights (factor squared) per row of a separable layout, when the factor is the same along each

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
-#include <stdexcept>
+#include <string>
 
 #include "kernels/kernels.h"
 #include "proto/onnx_fields.h"
@@ -97,10 +97,8 @@ uint64_t keep_codes_finite(const Dequantization& d, const uint8_t* values, int8_
   for (uint64_t k = 0; k < n; ++k) {
     float r = chain.value(codes[k], k);
     if (finite_in(r, d.data_type)) continue;
-    while (!finite_in(r, d.data_type)) {
-      if (!Chain::step_inward(codes[k], r)) throw std::logic_error("onnx-shrink: no finite code for a value");
-      r = chain.value(codes[k], k);
-    }
+    // Finite scales put the innermost code near zero, so this ends within a few steps.
+    while (!finite_in(r, d.data_type) && Chain::step_inward(codes[k], r)) r = chain.value(codes[k], k);
     moved += 1;
   }
   if (moved) {
@@ -112,6 +110,13 @@ uint64_t keep_codes_finite(const Dequantization& d, const uint8_t* values, int8_
     }
   }
   return moved;
+}
+
+void note_rounded_inward(TensorReport& report, uint64_t moved, int32_t data_type) {
+  if (!report.reason.empty()) report.reason += "; ";
+  report.reason += std::to_string(moved) + (moved == 1 ? " value" : " values") + " at the edge of " +
+                   onnx::dtype_name(data_type) + "'s range rounded inward (outward " + (moved == 1 ? "it" : "they") +
+                   " would be infinite)";
 }
 
 }  // namespace onnx_shrink

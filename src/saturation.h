@@ -34,4 +34,7 @@ struct Dequantization {
 uint64_t keep_codes_finite(const Dequantization& d, const uint8_t* values, int8_t* codes, uint64_t n, double& signal,
                            double& noise);
 
+// Adds to the report entry's note how many values keep_codes_finite moved.
+void note_rounded_inward(TensorReport& report, uint64_t moved, int32_t data_type);
+
 }  // namespace onnx_shrink
