@@ -1,5 +1,6 @@
 #include "encode.h"
 
+#include <algorithm>
 #include <cfloat>
 #include <cmath>
 #include <cstring>
@@ -298,8 +299,11 @@ void Encoder::palette(int32_t i, const Payload& payload, Sink& out) {
   const int32_t highest = static_cast<int32_t>(sl.half - 1);
   // The value of every level, exactly as the formula gives it.
   std::vector<float> uniform_values(static_cast<size_t>(highest - sl.lowest + 1));
+  // (Past the type's largest number, a level is stored as that number: see store.)
+  const double largest = t.data_type == onnx::kFloat16 ? 65504.0 : t.data_type == onnx::kBfloat16 ? 3.38953139e38 : FLT_MAX;
   for (size_t k = 0; k < uniform_values.size(); ++k) {
-    uniform_values[k] = static_cast<float>((static_cast<double>(sl.lowest + static_cast<int32_t>(k)) - zero) * scale);
+    const double level = (static_cast<double>(sl.lowest + static_cast<int32_t>(k)) - zero) * scale;
+    uniform_values[k] = static_cast<float>(std::max(-largest, std::min(largest, level)));
   }
   if (range > 0) {
     seed_.resize(n);
