@@ -227,6 +227,24 @@ test('check accuracy runs both models in onnxruntime-web', async ({ page }) => {
   await expect(page.locator('#check-status')).toContainText("input 'input' of shape [1, 512] and type float32 takes 2048 bytes per sample, the data given has 1024", { timeout: 90_000 });
 });
 
+test('check accuracy of a float16 model: half inputs made, half outputs read as numbers', async ({ page }) => {
+  // fp16 input and output, and weights at the edge of fp16's range (tests/python/models.py).
+  const made = spawnSync('/usr/bin/python3', [path.join(root, 'tests', 'python', 'models.py'), work, 'values_at_the_limits']);
+  expect(made.status, String(made.stderr)).toBe(0);
+  await shrinkOnPage(page, path.join(work, 'values_at_the_limits.onnx'));
+  await page.fill('#check-value-0', '0.001');
+  await page.fill('#check-value-1', '0.001');
+  await page.click('#check-run');
+  await expect(page.locator('#check-table')).toBeVisible({ timeout: 90_000 });
+  const cells = async (row) => (await page.locator(`#check-table tbody tr:nth-child(${row}) td`).allTextContents());
+  const y16 = await cells(1);
+  expect(y16[0]).toContain('y16');
+  expect(Number(y16[3])).toBeGreaterThan(0);  // 8-bit codes move it a little
+  expect(Number(y16[3])).toBeLessThan(0.01);  // compared as bits, it would be far off
+  expect(Number(y16[4])).toBeGreaterThan(0.9999);
+  expect(await page.locator('#check-table tbody tr').count()).toBe(5);
+});
+
 test('compare schemes: each scheme checked on the same data, as the CLI finds, and one picked', async ({ page }) => {
   const det = path.join(fixtures, corpus.det.file);
   await shrinkOnPage(page, det);
