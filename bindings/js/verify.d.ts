@@ -14,7 +14,8 @@
 // your own.
 
 /** Input types whose values can be read from bytes or made up. */
-export type InputType = 'float32' | 'float64' | 'int64' | 'int32' | 'bool';
+export type InputType = 'float32' | 'float64' | 'float16' | 'int8' | 'uint8' | 'int16' | 'uint16' | 'int32' | 'uint32'
+  | 'int64' | 'uint64' | 'bool';
 
 /** One model input to feed. */
 export interface InputSpec {
@@ -29,6 +30,12 @@ export interface InputSpec {
   guessed?: boolean;
 }
 
+/** A number as IEEE half-precision bits (round to nearest even), as onnxruntime holds float16 data in a Uint16Array. */
+export function toHalfBits(value: number): number;
+
+/** The number that IEEE half-precision bits stand for. */
+export function fromHalfBits(bits: number): number;
+
 /** A declared shape made concrete: open dimensions become `open` (default 1); `guessed` when there were any. */
 export function declaredShape(declared: ReadonlyArray<number | string | null> | undefined, open?: number): { shape: number[]; guessed: boolean };
 
@@ -40,7 +47,8 @@ export function sampleCount(inputs: InputSpec[]): number;
 
 /**
  * The feeds of each sample: data from `bytes`, `value`s, otherwise seeded random values (standard
- * normal floats, integers 0..7), the same on every run and in every JS engine.
+ * normal floats, integers 0..7), the same on every run and in every JS engine. float16 data is
+ * given to onnxruntime as the bits in a Uint16Array; float16 outputs are compared as numbers.
  * `Tensor` is onnxruntime's Tensor class (onnxruntime-node or onnxruntime-web).
  */
 export function sampleFeeds<T>(Tensor: new (type: any, data: any, dims: readonly number[]) => T, inputs: InputSpec[]): Generator<Record<string, T>>;

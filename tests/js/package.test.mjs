@@ -75,8 +75,8 @@ test('tsc --strict accepts code using every exported type', () => {
     import type { ErrorCode, Reader, Input, Mode, Scheme, Form, ExternalDataMode, Stage, ShrinkOptions, ValueInfo,
                   TensorReport, OpsetChange, Report, ShrinkResult, Env, FileSource, SyncInput } from 'onnx-shrink';
     import onnxShrink, { createOnnxTransform } from 'onnx-shrink/vite';
-    import { declaredShape, sampleCount, sampleFeeds, carryOver, compareModels, worstOutput, OutputComparison } from 'onnx-shrink/verify';
-    import type { InputSpec, OutputError } from 'onnx-shrink/verify';
+    import { declaredShape, sampleCount, sampleFeeds, carryOver, compareModels, worstOutput, OutputComparison, toHalfBits, fromHalfBits } from 'onnx-shrink/verify';
+    import type { InputSpec, InputType, OutputError } from 'onnx-shrink/verify';
     import type { OnnxPluginOptions } from 'onnx-shrink/vite';
     import OnnxShrinkPlugin from 'onnx-shrink/webpack';
     import type { Configuration } from 'webpack';
@@ -110,7 +110,9 @@ test('tsc --strict accepts code using every exported type', () => {
       const hook = createOnnxTransform(pluginOptions);
       const out: Uint8Array | null = await hook('a.onnx', plain);
       class Tensor { constructor(readonly type: string, readonly data: Float32Array, readonly dims: readonly number[]) {} }
+      const half: InputType = 'float16';
       const specs: InputSpec[] = [{ name: 'x', dtype: 'float32', shape: [2], bytes: new Uint8Array(16) }];
+      const one: number = fromHalfBits(toHalfBits(1));
       const comparison = new OutputComparison({ threshold: 0.5 });
       let previous: Record<string, Tensor> | null = null;
       for (const feeds of sampleFeeds(Tensor, specs)) {
@@ -123,7 +125,7 @@ test('tsc --strict accepts code using every exported type', () => {
       const open: { shape: number[]; guessed: boolean } = declaredShape([1, 'n', null]);
       const ran: OutputError[] = await compareModels(Tensor, specs, async (f) => f, async (f) => f, { feedBack: { x: 'x' }, threshold: 0.5 });
       const worst: OutputError = worstOutput(ran);
-      console.log(sampleCount(specs), errors[0].relL2, agreement, open.guessed, worst.name);
+      console.log(sampleCount(specs), errors[0].relL2, agreement, open.guessed, worst.name, half, one);
       console.log(tensors.length, inputs.length, changes.length, again.summary, v, plugin.name, out?.byteLength, webpackConfig.mode, esbuildOptions.bundle, fromFunction.external);
     }
     void main();`);
