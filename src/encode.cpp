@@ -207,7 +207,7 @@ void Encoder::codebook(const uint8_t* v, uint64_t n) {
   float lo = 0, hi = 0;
   bool finite = true;
   if (n) lo = hi = kernels::load_f32(v), kernels::minmax(v, static_cast<size_t>(n), lo, hi, finite);
-  table_.assign(256, lo);
+  table_ = std::vector<float>(256, lo);
   if (!(hi > lo)) {
     std::fill(codes_.begin(), codes_.end(), 0);
     return;

@@ -264,8 +264,8 @@ uint64_t group_of(const Int8Layout& l, uint64_t k) {
 }
 
 void group_ranges(const Int8Layout& l, const uint8_t* x, uint64_t n, std::vector<float>& lo, std::vector<float>& hi) {
-  lo.assign(l.groups, 0.0f);
-  hi.assign(l.groups, 0.0f);
+  lo = std::vector<float>(l.groups);  // zeros
+  hi = std::vector<float>(l.groups);
   bool finite = true;
   auto run = [&](uint64_t offset, uint64_t len, size_t g, bool first) {
     if (first) lo[g] = hi[g] = kernels::load_f32(x + 4 * offset);

@@ -114,7 +114,7 @@ uint64_t finish_layout(const ModelIndex& index, std::vector<Edit>& edits) {
   // their parents in the index, so one backward sweep settles them all.
   const size_t n = index.containers.size();
   std::vector<int64_t> delta(n, 0);
-  std::vector<bool> dirty(n, false);
+  std::vector<uint8_t> dirty(n);  // bytes, not vector<bool>: less code in WebAssembly
   int64_t top = 0;
   for (const Edit& e : edits) {
     const int64_t d = static_cast<int64_t>(e.size()) - static_cast<int64_t>(e.end - e.begin);
@@ -371,7 +371,7 @@ class Planner {
 
   static bool is_permutation(const std::vector<int64_t>& perm, int64_t rank) {
     if (static_cast<int64_t>(perm.size()) != rank) return false;
-    std::vector<bool> seen(perm.size(), false);
+    std::vector<uint8_t> seen(perm.size());
     for (int64_t p : perm) {
       if (p < 0 || p >= rank || seen[static_cast<size_t>(p)]) return false;
       seen[static_cast<size_t>(p)] = true;

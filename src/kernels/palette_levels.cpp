@@ -103,7 +103,7 @@ Design run_ecsq(const Histogram& h, const Prefix& p, uint32_t count, double lamb
   std::vector<double> thresholds;
   for (int iteration = 0; iteration < kMaxIterations; ++iteration) {
     // Thresholds between neighbours, shifted towards the level with the longer code.
-    thresholds.assign(levels.size() - 1, 0.0);
+    thresholds.resize(levels.size() - 1);  // every entry is set below
     for (size_t j = 0; j + 1 < levels.size(); ++j) {
       double t = 0.5 * (levels[j] + levels[j + 1]);
       if (lambda > 0) t += lambda * (lengths[j + 1] - lengths[j]) / (2 * (levels[j + 1] - levels[j]));
@@ -136,7 +136,7 @@ Design run_ecsq(const Histogram& h, const Prefix& p, uint32_t count, double lamb
   }
   Design d;
   d.levels = levels;
-  d.thresholds.assign(levels.size() ? levels.size() - 1 : 0, 0.0);
+  d.thresholds.resize(levels.size() ? levels.size() - 1 : 0);  // every entry is set below
   for (size_t j = 0; j + 1 < levels.size(); ++j) {
     double t = 0.5 * (levels[j] + levels[j + 1]);
     if (lambda > 0) t += lambda * (lengths[j + 1] - lengths[j]) / (2 * (levels[j + 1] - levels[j]));
@@ -172,8 +172,8 @@ uint32_t histogram_bins(uint32_t levels) {
 
 Histogram make_histogram(float min, float max, uint32_t levels) {
   Histogram h = histogram_shape(min, max, levels);
-  h.counts.assign(h.bins, 0);
-  h.sums.assign(h.bins, 0.0);
+  h.counts = std::vector<uint64_t>(h.bins);  // zeros
+  h.sums = std::vector<double>(h.bins);
   return h;
 }
 
