@@ -242,7 +242,7 @@ test('check accuracy of a float16 model: half inputs made, half outputs read as 
   expect(Number(y16[3])).toBeGreaterThan(0);  // 8-bit codes move it a little
   expect(Number(y16[3])).toBeLessThan(0.01);  // compared as bits, it would be far off
   expect(Number(y16[4])).toBeGreaterThan(0.9999);
-  expect(await page.locator('#check-table tbody tr').count()).toBe(5);
+  expect(await page.locator('#check-table tbody tr').count()).toBe(6);
 });
 
 test('compare schemes: each scheme checked on the same data, as the CLI finds, and one picked', async ({ page }) => {

@@ -91,17 +91,19 @@ class Chain {
 uint64_t keep_codes_finite(const Dequantization& d, const uint8_t* values, int8_t* codes, uint64_t n, double& signal,
                            double& noise) {
   const Chain chain(d);
-  // Margin for the rounding of the fp32 operations themselves.
-  if (chain.bound() * (1 + 1e-5) < double(largest(d.data_type))) return 0;
   uint64_t moved = 0;
-  for (uint64_t k = 0; k < n; ++k) {
-    float r = chain.value(codes[k], k);
-    if (finite_in(r, d.data_type)) continue;
-    // Finite scales put the innermost code near zero, so this ends within a few steps.
-    while (!finite_in(r, d.data_type) && Chain::step_inward(codes[k], r)) r = chain.value(codes[k], k);
-    moved += 1;
+  // Margin for the rounding of the fp32 operations themselves.
+  if (chain.bound() * (1 + 1e-5) >= double(largest(d.data_type))) {
+    for (uint64_t k = 0; k < n; ++k) {
+      float r = chain.value(codes[k], k);
+      if (finite_in(r, d.data_type)) continue;
+      // Finite scales put the innermost code near zero, so this ends within a few steps.
+      while (!finite_in(r, d.data_type) && Chain::step_inward(codes[k], r)) r = chain.value(codes[k], k);
+      moved += 1;
+    }
   }
-  if (moved) {
+  // Also when the kernels' fp32 lanes overflowed (values past 1.8e19 square past float32).
+  if (moved || !std::isfinite(signal) || !std::isfinite(noise)) {
     signal = noise = 0;
     for (uint64_t k = 0; k < n; ++k) {
       const double x = kernels::load_f32(values + 4 * k), e = x - double(chain.value(codes[k], k));

@@ -30,7 +30,8 @@ struct Dequantization {
 
 // Moves every code whose value is not finite in the tensor's type one step inward (more if
 // needed). `values` are the tensor's values (fp32 bytes), for the error sums. Returns the number of
-// codes moved; when any moved, `signal` and `noise` become the exact sums of x^2 and (x - x')^2.
+// codes moved; when any moved, or when `signal` or `noise` is not finite (the kernels sum in fp32
+// lanes), they become the exact sums of x^2 and (x - x')^2.
 uint64_t keep_codes_finite(const Dequantization& d, const uint8_t* values, int8_t* codes, uint64_t n, double& signal,
                            double& noise);
 

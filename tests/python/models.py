@@ -272,7 +272,8 @@ def transformer_block(opset=17):
 
 def values_at_the_limits(opset=13):
     """Weights at the edge of their type's range: fp16 values at +-65504 and near it (saturated
-    masks and biases), which 8-bit codes must not round past the largest fp16; an fp32 mask of
+    masks and biases), which 8-bit codes must not round past the largest fp16; bf16 values near its
+    largest (their squares pass float32, where the kernels sum errors); an fp32 mask of
     the lowest fp32 and 0; and, left alone: an fp32 tensor spanning more than float32 holds (+-3e38),
     one of subnormal values, and an fp64 one beyond float32's range."""
     rng = np.random.default_rng(38)
@@ -281,20 +282,26 @@ def values_at_the_limits(opset=13):
     mask = np.where(np.triu(np.ones((128, 128), bool), 1), np.finfo(np.float32).min, 0).astype(np.float32)
     wide = rng.normal(0, 1, size=(128, 128)).astype(np.float32)
     wide[3, 4], wide[3, 5] = 3e38, -3e38
+    big = rng.normal(0, 1, size=(128, 128)).astype(np.float32)  # bf16 near its largest, 3.3895e38
+    big[3, 4], big[5, 6], big[3, 9], big[7, 7] = 3.3895e38, 3.386e38, 3.3e38, -1e36
+    big_bits = ((big.view(np.uint32) + 0x7FFF + ((big.view(np.uint32) >> 16) & 1)) >> 16).astype(np.uint16)
+    b16 = helper.make_tensor("b16", TensorProto.BFLOAT16, big.shape, big_bits.tobytes(), raw=True)
     tiny = (rng.normal(0, 1, size=(128, 128)) * 1e-40).astype(np.float32)  # subnormal: left alone
     beyond = rng.normal(0, 1, size=(128, 128)) * 1e300  # fp64 past float32's range: left alone
     nodes = [helper.make_node("Mul", ["x16", "m16"], ["y16"]), helper.make_node("Add", ["x32", "mask"], ["y_mask"]),
              helper.make_node("Mul", ["x32", "wide"], ["y_wide"]), helper.make_node("Add", ["x32", "tiny"], ["y_tiny"]),
-             helper.make_node("Cast", ["x32"], ["x64"], to=TensorProto.DOUBLE), helper.make_node("Mul", ["x64", "beyond"], ["y64"])]
+             helper.make_node("Cast", ["x32"], ["x64"], to=TensorProto.DOUBLE), helper.make_node("Mul", ["x64", "beyond"], ["y64"]),
+             helper.make_node("Cast", ["b16"], ["b32"], to=TensorProto.FLOAT), helper.make_node("Add", ["x32", "b32"], ["y_bf16"])]
     g = helper.make_graph(nodes, "limits", [helper.make_tensor_value_info("x16", TensorProto.FLOAT16, [256, 256]),
                                             helper.make_tensor_value_info("x32", TensorProto.FLOAT, [128, 128])],
                           [helper.make_tensor_value_info("y16", TensorProto.FLOAT16, [256, 256]),
                            helper.make_tensor_value_info("y_mask", TensorProto.FLOAT, [128, 128]),
                            helper.make_tensor_value_info("y_wide", TensorProto.FLOAT, [128, 128]),
                            helper.make_tensor_value_info("y_tiny", TensorProto.FLOAT, [128, 128]),
-                           helper.make_tensor_value_info("y64", TensorProto.DOUBLE, [128, 128])],
+                           helper.make_tensor_value_info("y64", TensorProto.DOUBLE, [128, 128]),
+                           helper.make_tensor_value_info("y_bf16", TensorProto.FLOAT, [128, 128])],
                           [numpy_helper.from_array(m16, "m16"), numpy_helper.from_array(mask, "mask"), numpy_helper.from_array(wide, "wide"),
-                           numpy_helper.from_array(tiny, "tiny"), numpy_helper.from_array(beyond, "beyond")])
+                           numpy_helper.from_array(tiny, "tiny"), numpy_helper.from_array(beyond, "beyond"), b16])
     # Small inputs keep the original's products finite (fp16 tops out at 65504).
     return model(g, opset), {"x16": (feed((256, 256), 39) * 0.01).astype(np.float16), "x32": feed((128, 128), 40) * 0.01}
 
