@@ -227,7 +227,7 @@ export class OutputComparison {
   results() {
     return [...this.#sums].map(([name, s]) => ({
       name, maxAbs: s.maxAbs, meanAbs: s.count ? s.sumAbs / s.count : 0,
-      cosine: s.nx && s.ny ? s.dot / Math.sqrt(s.nx * s.ny) : s.nx === s.ny ? 1 : 0,
+      cosine: s.nx && s.ny ? s.dot / (Math.sqrt(s.nx) * Math.sqrt(s.ny)) : s.nx === s.ny ? 1 : 0,  // no product of two large sums
       relL2: s.nx ? Math.sqrt(s.sumSq / s.nx) : s.sumSq ? Infinity : 0,
       ...(this.#threshold !== undefined ? { agreement: s.count ? s.agree / s.count : 1 } : {}),
     }));

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { tempDir } from './temp_dir.mjs';
-import { fromHalfBits, toHalfBits } from '../../bindings/js/verify.js';
+import { fromHalfBits, OutputComparison, toHalfBits } from '../../bindings/js/verify.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const cli = path.join(root, 'bindings', 'js', 'cli.js');
@@ -316,6 +316,11 @@ test('--verify with float16 inputs and outputs: values made and read as halves, 
   assert.equal(toHalfBits(65519), 0x7bff);
   assert.equal(toHalfBits(65520), 0x7c00);
   assert.equal(toHalfBits(-1e-9), 0x8000);
+  // Outputs far from 1: with sums of squares near 1e201, whose product overflows, the cosine is still 1.
+  const comparison = new OutputComparison();
+  const big = { type: 'float64', data: Float64Array.from([1e100, -2e100, 3e100]) };
+  comparison.add({ y: big }, { y: big });
+  assert.deepEqual(comparison.results().map((o) => [o.relL2, o.cosine]), [[0, 1]]);
   // A model with an fp16 input and output (and weights at the edge of fp16's range).
   const dir = tempDir('cli-fp16');
   const made = spawnSync('/usr/bin/python3', [path.join(root, 'tests', 'python', 'models.py'), dir, 'values_at_the_limits']);
