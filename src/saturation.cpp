@@ -10,9 +10,10 @@
 namespace onnx_shrink {
 namespace {
 
-// The largest magnitude a value of `type` can have (its fp32 result is rounded to it).
+// Codes whose values are all below this in magnitude need no check: fp16's largest number, and
+// for the other types bf16's (fp32's FLT_MAX less a margin).
 float largest(int32_t type) {
-  return type == onnx::kFloat16 ? 65504.0f : 3.38953139e38f;  // bf16's largest, below FLT_MAX
+  return type == onnx::kFloat16 ? 65504.0f : 3.38953139e38f;
 }
 
 bool finite_in(float r, int32_t type) {
