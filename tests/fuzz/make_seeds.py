@@ -28,3 +28,8 @@ save("fp16", [helper.make_node("Cast", ["w"], ["wf"], to=TensorProto.FLOAT), hel
 branch = lambda n: helper.make_graph([helper.make_node("Constant", [], [n], value=numpy_helper.from_array(w, n + "c")), helper.make_node("MatMul", ["x", n], [n + "y"])], n, [], [helper.make_tensor_value_info(n + "y", TensorProto.FLOAT, [1, 8])])
 save("if", [helper.make_node("If", ["c"], ["y"], then_branch=branch("t"), else_branch=branch("e"))], [], [x, helper.make_tensor_value_info("c", TensorProto.BOOL, [])], [y])
 save("ir3", [helper.make_node("MatMul", ["x", "w"], ["y"])], [numpy_helper.from_array(w, "w")], [x, helper.make_tensor_value_info("w", TensorProto.FLOAT, [8, 8])], [y], opset=8, ir=3)
+# Values at the edge of fp16's range (the codes that would round past 65504 move inward).
+edge = (rng.normal(size=(8, 8)) * 1000).astype(np.float16)
+edge[0, 0], edge[1, 2], edge[3, 3] = 65504, -65504, 60000
+save("fp16_edge", [helper.make_node("Cast", ["w"], ["wf"], to=TensorProto.FLOAT), helper.make_node("MatMul", ["x", "wf"], ["y"])],
+     [helper.make_tensor("w", TensorProto.FLOAT16, [8, 8], edge.view(np.uint16).reshape(-1).tolist())], [x], [y])
