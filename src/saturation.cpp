@@ -98,7 +98,7 @@ uint64_t keep_codes_finite(const Dequantization& d, const uint8_t* values, int8_
     for (uint64_t k = 0; k < n; ++k) {
       float r = chain.value(codes[k], k);
       if (finite_in(r, d.data_type)) continue;
-      // Finite scales put the innermost code near zero, so this ends within a few steps.
+      // Values shrink toward the innermost codes (near zero), so this ends; usually after one step.
       while (!finite_in(r, d.data_type) && Chain::step_inward(codes[k], r)) r = chain.value(codes[k], k);
       moved += 1;
     }
