@@ -227,7 +227,7 @@ test('check accuracy runs both models in onnxruntime-web', async ({ page }) => {
   await expect(page.locator('#check-status')).toContainText("input 'input' of shape [1, 512] and type float32 takes 2048 bytes per sample, the data given has 1024", { timeout: 90_000 });
 });
 
-test('check accuracy of a float16 model: half inputs made, half outputs read as numbers', async ({ page }) => {
+test('a float16 model: the check makes half inputs and reads half outputs as numbers; the tensor table gives the notes', async ({ page }) => {
   // fp16 input and output, and weights at the edge of fp16's range (tests/python/models.py).
   const made = spawnSync('/usr/bin/python3', [path.join(root, 'tests', 'python', 'models.py'), work, 'values_at_the_limits']);
   expect(made.status, String(made.stderr)).toBe(0);
@@ -243,6 +243,14 @@ test('check accuracy of a float16 model: half inputs made, half outputs read as 
   expect(Number(y16[3])).toBeLessThan(0.01);  // compared as bits, it would be far off
   expect(Number(y16[4])).toBeGreaterThan(0.9999);
   expect(await page.locator('#check-table tbody tr').count()).toBe(6);
+  // The tensor table says what was left alone and why, and what was rounded inward (the original
+  // tool's scale puts -65504 past the largest fp16).
+  const row = (name) => page.locator('#tensors tbody tr', { has: page.locator(`td:text-is("${name}")`) });
+  await expect(row('wide')).toContainText('kept: its values span more than float32 can hold');
+  await page.click('#advanced summary');
+  await page.selectOption('#scheme', 'tensor');
+  await expect(page.locator('#status')).toHaveText('Done.', { timeout: 60_000 });
+  await expect(row('m16')).toContainText("tensor; 1 value at the edge of float16's range rounded inward");
 });
 
 test('compare schemes: each scheme checked on the same data, as the CLI finds, and one picked', async ({ page }) => {

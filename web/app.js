@@ -376,7 +376,7 @@ function renderTensors() {
   tbody.replaceChildren(...rows.map((t) => {
     const tr = document.createElement('tr');
     const cells = [t.name, `[${t.shape.join(', ')}]`, t.dtype, formatBytes(t.bytesBefore), formatBytes(t.bytesAfter),
-                   t.changed ? t.scheme + (t.levels ? ` (${t.levels})` : '') : `kept: ${t.reason}`,
+                   t.changed ? t.scheme + (t.levels ? ` (${t.levels})` : '') + (t.reason ? `; ${t.reason}` : '') : `kept: ${t.reason}`,
                    t.changed ? (t.exact ? 'exact' : t.sqnrDb?.toFixed(1) ?? '–') : '–'];
     for (const c of cells) {
       const td = document.createElement('td');
