@@ -1,7 +1,6 @@
 #include "encode.h"
 
 #include <algorithm>
-#include <cfloat>
 #include <cmath>
 #include <cstring>
 
@@ -256,19 +255,18 @@ void Encoder::palette(int32_t i, const Payload& payload, Sink& out) {
   double signal = 0, noise = 0, uniform_noise = 0;
   // Every value is finite (the plan checked), so a level rounded past the largest number of the
   // type (values at the edge of its range) is stored as that number, not as infinity.
+  const float largest = onnx::largest_finite(t.data_type);
   auto store = [&](size_t k, float v) -> float {
     uint8_t* p = out_.data() + k * bytes;
-    if (std::isinf(v)) v = std::copysign(FLT_MAX, v);
+    v = std::max(-largest, std::min(largest, v));
     switch (t.data_type) {
       case onnx::kFloat16: {
-        uint16_t h16 = kernels::float_to_half(v);
-        if ((h16 & 0x7fff) == 0x7c00) h16 = static_cast<uint16_t>((h16 & 0x8000) | 0x7bff);
+        const uint16_t h16 = kernels::float_to_half(v);
         std::memcpy(p, &h16, 2);
         return kernels::half_to_float(h16);
       }
       case onnx::kBfloat16: {
-        uint16_t b16 = kernels::float_to_bfloat(v);
-        if ((b16 & 0x7fff) == 0x7f80) b16 = static_cast<uint16_t>((b16 & 0x8000) | 0x7f7f);
+        const uint16_t b16 = kernels::float_to_bfloat(v);
         std::memcpy(p, &b16, 2);
         return kernels::bfloat_to_float(b16);
       }
@@ -300,10 +298,9 @@ void Encoder::palette(int32_t i, const Payload& payload, Sink& out) {
   // The value of every level, exactly as the formula gives it.
   std::vector<float> uniform_values(static_cast<size_t>(highest - sl.lowest + 1));
   // (Past the type's largest number, a level is stored as that number: see store.)
-  const double largest = t.data_type == onnx::kFloat16 ? 65504.0 : t.data_type == onnx::kBfloat16 ? 3.38953139e38 : FLT_MAX;
   for (size_t k = 0; k < uniform_values.size(); ++k) {
     const double level = (static_cast<double>(sl.lowest + static_cast<int32_t>(k)) - zero) * scale;
-    uniform_values[k] = static_cast<float>(std::max(-largest, std::min(largest, level)));
+    uniform_values[k] = static_cast<float>(std::max<double>(-largest, std::min<double>(largest, level)));
   }
   if (range > 0) {
     seed_.resize(n);

@@ -13,7 +13,7 @@ namespace {
 // Codes whose values are all below this in magnitude need no check: fp16's largest number, and
 // for the other types bf16's (fp32's FLT_MAX less a margin).
 float largest(int32_t type) {
-  return type == onnx::kFloat16 ? 65504.0f : 3.38953139e38f;
+  return onnx::largest_finite(type == onnx::kFloat16 ? type : onnx::kBfloat16);
 }
 
 bool finite_in(float r, int32_t type) {

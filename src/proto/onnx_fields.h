@@ -83,5 +83,8 @@ int element_bits(int32_t data_type);
 // "float32", "int64", ... or "type N" for unknown values.
 const char* dtype_name(int32_t data_type);
 inline bool is_float_weight_type(int32_t t) { return t == kFloat || t == kFloat16 || t == kBfloat16 || t == kDouble; }
+// The largest finite value of a float weight type that the engine's fp32 arithmetic can reach
+// (fp64 weights are coded in fp32, so FLT_MAX for them too).
+inline float largest_finite(int32_t t) { return t == kFloat16 ? 65504.0f : t == kBfloat16 ? 3.38953139e38f : 3.40282347e38f; }
 
 }  // namespace onnx_shrink::onnx
