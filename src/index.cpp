@@ -297,6 +297,7 @@ class Walker {
       else if (name == "transB") n.trans_b = v;
       else if (name == "axis") n.axis = v, n.has_axis = true;
       else if (name == "group") n.group = v;
+      else if (name == "transBatchA" || name == "transBatchB") n.trans_batch = n.trans_batch || v != 0;
       else if (name == "to") n.to = v;
       else if (name == "block_size") n.block_size = v;
     }

@@ -60,6 +60,7 @@ struct NodeInfo {
   // Attributes that decide a weight's channel axis.
   int64_t trans_a = 0, trans_b = 0, axis = 0, group = 1;
   bool has_axis = false;
+  bool trans_batch = false;    // FusedMatMul's transBatchA or transBatchB
   bool has_perm = false;       // Transpose: without one, the axes are reversed
   std::vector<int64_t> perm;  // (empty when the list was too long to keep: no valid perm)
   int64_t to = 0;          // Cast

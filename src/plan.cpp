@@ -331,14 +331,13 @@ class Planner {
 
   Axes axes_for(const Consumer& c, int64_t rank, int depth) const {
     const NodeInfo& n = index_.nodes[c.node];
+    if (n.domain == "com.microsoft") return fused_op_axes(n, c.input, rank);
     if (!n.domain.empty()) return {};
     const std::string& op = n.op_type;
     if (op == "Conv" && c.input == 1) return {0, 1};
     if (op == "ConvTranspose" && c.input == 1) return n.group == 1 ? Axes{1, 0} : Axes{0, -1};
-    if (op == "MatMul" && c.input == 1) return {rank - 1, rank - 2};
-    if (op == "MatMul" && c.input == 0) return {rank - 2, rank - 1};
-    if (op == "Gemm" && c.input == 1) return n.trans_b ? Axes{0, 1} : Axes{1, 0};
-    if (op == "Gemm" && c.input == 0) return n.trans_a ? Axes{1, 0} : Axes{0, 1};
+    if (op == "MatMul") return matmul_axes(c.input, rank, false);
+    if (op == "Gemm") return matmul_axes(c.input, 2, (c.input == 1 ? n.trans_b : n.trans_a) != 0);
     if (op == "Gather" && c.input == 0) return {n.axis < 0 ? n.axis + rank : n.axis, -1};
     if ((op == "LSTM" || op == "GRU" || op == "RNN") && (c.input == 1 || c.input == 2)) return {1, 2};
     // Look through ops that do not move values (fp16 weights often sit behind a Cast), and
@@ -359,6 +358,27 @@ class Planner {
         }
       }
     }
+    return {};
+  }
+
+  // A product's operands: B is [.., in, out] and A is [.., out, in]; `transposed` swaps the two.
+  static Axes matmul_axes(uint32_t input, int64_t rank, bool transposed) {
+    if (input > 1) return {};
+    const bool out_last = (input == 1) != transposed;
+    return out_last ? Axes{rank - 1, rank - 2} : Axes{rank - 2, rank - 1};
+  }
+
+  // onnxruntime's fused operators, which its transformer optimizer and some converters write.
+  // Their weights are laid out as the standard ops' (Attention's as a MatMul's B: [in, 3 * hidden]).
+  static Axes fused_op_axes(const NodeInfo& n, uint32_t input, int64_t rank) {
+    const std::string& op = n.op_type;
+    if (op == "FusedConv" && input == 1) return {0, 1};
+    if (op == "FusedGemm") return matmul_axes(input, 2, (input == 1 ? n.trans_b : n.trans_a) != 0);
+    if (op == "FusedMatMul" && !n.trans_batch) return matmul_axes(input, rank, (input == 1 ? n.trans_b : n.trans_a) != 0);
+    const bool attention_weight = (op == "Attention" && input == 1) || (op == "LongformerAttention" && (input == 1 || input == 4)) ||
+                                  (op == "DecoderAttention" && (input == 2 || input == 3));
+    if (attention_weight) return {1, 0};
+    if (op == "EmbedLayerNormalization" && input >= 2 && input <= 4) return {0, -1};  // embedding rows
     return {};
   }
 

@@ -306,6 +306,39 @@ def values_at_the_limits(opset=13):
     return model(g, opset), {"x16": (feed((256, 256), 39) * 0.01).astype(np.float16), "x32": feed((128, 128), 40) * 0.01}
 
 
+def ort_contrib_ops(opset=13):
+    """onnxruntime's fused operators (domain com.microsoft), as its transformer optimizer and
+    converters write them: EmbedLayerNormalization (embedding rows), Attention (weights
+    [in, 3 * hidden]), FusedMatMul and FusedGemm with [in, out] weights, FusedConv."""
+    vocab, positions, d, heads, seq, ff = 512, 192, 96, 4, 6, 192
+    word, pos = weights((vocab, d), 41, spread=False), weights((positions, d), 42, spread=False)
+    gamma, beta = np.ones(d, np.float32), np.zeros(d, np.float32)
+    qkv, qkv_bias = weights((3 * d, d), 43).T.copy(), np.zeros(3 * d, np.float32)  # [in, out]: columns are outputs
+    up = weights((ff, d), 44).T.copy()   # FusedMatMul B [in, out]
+    out = weights((256, ff), 45).T.copy()  # FusedGemm B [in, out] (transB = 0)
+    kernel = weights((64, 32, 3, 3), 46)
+    ms = "com.microsoft"
+    nodes = [
+        helper.make_node("EmbedLayerNormalization", ["ids", "", "word", "pos", "", "gamma", "beta"], ["emb", "mask_index"],
+                         domain=ms, epsilon=1e-5, name="embed"),
+        helper.make_node("Attention", ["emb", "qkv", "qkv_bias"], ["ctx"], domain=ms, num_heads=heads, name="attention"),
+        helper.make_node("FusedMatMul", ["ctx", "up"], ["h"], domain=ms, alpha=1.0, transA=0, transB=0, name="up_proj"),
+        helper.make_node("Reshape", ["h", "flat"], ["h2"]),
+        helper.make_node("FusedGemm", ["h2", "out"], ["logits"], domain=ms, transB=0, activation="Relu", name="head"),
+        helper.make_node("FusedConv", ["img", "kernel"], ["features"], domain=ms, activation="Relu", pads=[1, 1, 1, 1],
+                         name="conv"),
+    ]
+    inits = [numpy_helper.from_array(a, n) for a, n in ((word, "word"), (pos, "pos"), (gamma, "gamma"), (beta, "beta"),
+                                                         (qkv, "qkv"), (qkv_bias, "qkv_bias"), (up, "up"), (out, "out"),
+                                                         (np.array([seq, ff], np.int64), "flat"), (kernel, "kernel"))]
+    g = helper.make_graph(nodes, "contrib", [helper.make_tensor_value_info("ids", TensorProto.INT32, [1, seq]),
+                                             helper.make_tensor_value_info("img", TensorProto.FLOAT, [1, 32, 12, 12])],
+                          [helper.make_tensor_value_info("logits", TensorProto.FLOAT, [seq, 256]),
+                           helper.make_tensor_value_info("features", TensorProto.FLOAT, [1, 64, 12, 12])], inits)
+    ids = np.array([[3, 77, 500, 0, 256, 131]], dtype=np.int32)
+    return model(g, opset, extra_opsets=[helper.make_opsetid(ms, 1)]), {"ids": ids, "img": feed((1, 32, 12, 12), 47)}
+
+
 ALL = {
     "conv_net_opset11": conv_net,
     "mlp_opset13": mlp,
@@ -324,6 +357,7 @@ ALL = {
     "transposed_weights": transposed_weights,
     "transformer_block_opset17": transformer_block,
     "values_at_the_limits": values_at_the_limits,
+    "ort_contrib_ops": ort_contrib_ops,
 }
 
 

@@ -167,7 +167,7 @@ class SyntheticModels(unittest.TestCase):
                     "fp16_int32_data": 1, "bf16_and_double": 2, "tied_weights": 1, "ir3_inputs_opset8": 1, "loop_outer_scope": 0,
                     "lstm": 2, "typed_float_data": 1, "initializer_as_input": 1, "stft_basis": 1,
                     "transposed_weights": 2, "transformer_block_opset17": 7,
-                    "values_at_the_limits": 3}
+                    "values_at_the_limits": 3, "ort_contrib_ops": 6}
         for name, count in expected.items():
             with self.subTest(model=name):
                 r = self.reports[(name, "int8")]
@@ -203,6 +203,16 @@ class SyntheticModels(unittest.TestCase):
         self.assertEqual(block["emb"]["axis"], 0)
         for w in ("wq", "wk", "wv", "wo", "w1", "w2"):
             self.assertEqual((block[w]["axis"], block[w]["factorAxis"]), (1, 0), w)
+        # onnxruntime's fused operators (com.microsoft) lay their weights out as the standard ones:
+        # Attention's [in, 3 * hidden] and FusedMatMul's and FusedGemm's B [in, out] have their output
+        # channels last; EmbedLayerNormalization gathers rows; FusedConv is a Conv.
+        fused = {t["name"]: t for t in self.reports[("ort_contrib_ops", "int8")]["tensors"]}
+        for w in ("qkv", "up", "out"):
+            self.assertEqual((fused[w]["axis"], fused[w]["factorAxis"]), (1, 0), w)
+        for w in ("word", "pos"):
+            self.assertEqual((fused[w]["scheme"], fused[w]["axis"]), ("channel", 0), w)
+        self.assertEqual((fused["kernel"]["axis"], fused["kernel"]["factorAxis"]), (0, 1))
+        self.assertEqual(fused["qkv"]["consumers"], ["Attention"])
 
     def test_values_at_the_limits_of_their_type(self):
         # The fp16 weights at +-65504 stay finite in every mode (the onnxruntime comparison above
