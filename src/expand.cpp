@@ -13,7 +13,6 @@
 #include <cstring>
 #include <map>
 #include <set>
-#include <unordered_map>
 
 #include "encode.h"
 #include "kernels/kernels.h"
@@ -484,7 +483,7 @@ class ExpandPlanner {
       const Message node = build::node("Constant", c.output + "::expanded", {}, {c.output}, {{"value", 0, &tensor}});
       e.begin = index_.nodes[codes.node].field.begin;
       e.end = index_.nodes[codes.node].field.end;
-      e.chunks.push_back(node.as_field(onnx::graph::kNode));
+      e.chunks.push_back(node.as_field(g.node_field));
     } else {
       e.begin = codes.field.begin;
       e.end = codes.field.end;
@@ -548,8 +547,8 @@ class ExpandPlanner {
 
   const ModelIndex& index_;
   Expander& expander_;
-  std::unordered_map<std::string, std::vector<int32_t>> readers_;
-  std::unordered_map<std::string, int32_t> constants_;
+  std::map<std::string, std::vector<int32_t>> readers_;
+  std::map<std::string, int32_t> constants_;
   std::set<std::string> graph_outputs_;
   std::set<int32_t> taken_, removed_;
   std::set<uint64_t> removed_fields_;

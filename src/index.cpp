@@ -50,6 +50,7 @@ class Walker {
     Field f;
     bool typed_field_seen = false;  // a known ModelProto field with the right wire type
     bool graph_seen = false;
+    std::vector<Field> functions;
     try {
       while (reader.next(f)) {
         switch (f.number) {
@@ -82,7 +83,9 @@ class Walker {
             continue;
           }
           case onnx::model::kFunctions:
+            if (f.type != WireType::Bytes) break;
             index_.has_functions = true;
+            functions.push_back(f);  // walked after the main graph, which must be graphs[0]
             continue;
           default:
             continue;  // fields we do not read are copied as they are
@@ -106,6 +109,7 @@ class Walker {
                   typed_field_seen ? "the model has no graph" : "not an ONNX model: it has no graph");
     }
     if (index_.ir_version <= 0) throw Error(ErrorCode::Malformed, "the model has no ir_version");
+    for (const Field& fn : functions) function(fn);
   }
 
  private:
@@ -119,7 +123,9 @@ class Walker {
     return static_cast<int32_t>(index_.containers.size() - 1);
   }
 
-  void opset_import(const Field& outer) {
+  void opset_import(const Field& outer) { index_.opsets.push_back(read_opset(outer)); }
+
+  OpsetImport read_opset(const Field& outer) {
     TrailStep step(trail_, "opset_import");
     OpsetImport op;
     op.field = {outer.begin, outer.end};
@@ -135,21 +141,55 @@ class Walker {
       }
     }
     if (op.domain == "ai.onnx") op.domain.clear();
-    index_.opsets.push_back(op);
+    return op;
+  }
+
+  // A model-local function: its nodes are walked as a graph's (they may hold Constant weights).
+  void function(const Field& outer) {
+    const int32_t c = container(outer, -1);
+    const int32_t g = add_graph(-1, "function", c, outer.end, 0);
+    TrailStep step(trail_, "function");
+    std::string name, domain;
+    std::vector<Field> nodes;
+    FieldReader r(window_, trail_, outer.data, outer.end);
+    Field f;
+    while (r.next(f)) {
+      if (f.number == onnx::function::kName || f.number == onnx::function::kDomain) {
+        r.expect(f, WireType::Bytes, "FunctionProto.name/domain");
+        (f.number == onnx::function::kName ? name : domain) = r.string(f, kNameLimit);
+      } else if (f.number == onnx::function::kOpsetImport) {
+        r.expect(f, WireType::Bytes, "FunctionProto.opset_import");
+        const OpsetImport op = read_opset(f);
+        if (op.domain.empty()) index_.graphs[g].function_opset = op.version;
+      } else if (f.number == onnx::function::kNode) {
+        r.expect(f, WireType::Bytes, "FunctionProto.node");
+        nodes.push_back(f);
+      }
+    }
+    GraphInfo& info = index_.graphs[g];
+    info.function = true;
+    info.node_field = onnx::function::kNode;
+    info.path = "function '" + (domain.empty() ? "" : domain + ".") + name + "'";
+    const std::string path = info.path;
+    TrailStep named(trail_, path);
+    uint32_t position = 0;
+    for (const Field& n : nodes) node(n, container(n, c), g, position++, path, 0);
+  }
+
+  int32_t add_graph(int32_t parent_node, const std::string& path, int32_t c, uint64_t insert_at, int depth) {
+    index_.graphs.emplace_back();
+    GraphInfo& info = index_.graphs.back();
+    info.parent_node = parent_node;
+    info.path = path;
+    info.container = c;
+    info.node_insert_at = insert_at;
+    info.depth = depth;
+    return static_cast<int32_t>(index_.graphs.size() - 1);
   }
 
   void graph(const Field& outer, int32_t c, int32_t parent_node, std::string path, int depth) {
     if (depth > kMaxGraphDepth) trail_.fail(ErrorCode::Unsupported, "subgraphs nested more than 32 deep", outer.begin);
-    const int32_t g = static_cast<int32_t>(index_.graphs.size());
-    index_.graphs.emplace_back();
-    {
-      GraphInfo& info = index_.graphs.back();
-      info.parent_node = parent_node;
-      info.path = path;
-      info.container = c;
-      info.node_insert_at = outer.end;
-      info.depth = depth;
-    }
+    const int32_t g = add_graph(parent_node, path, c, outer.end, depth);
     TrailStep step(trail_, "graph '" + path + "'");
     FieldReader r(window_, trail_, outer.data, outer.end);
     Field f;

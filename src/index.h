@@ -71,8 +71,13 @@ struct NodeInfo {
 
 struct GraphInfo {
   int32_t parent_node = -1;
-  std::string path;            // "main", "main/If_0:then_branch"
+  std::string path;            // "main", "main/If_0:then_branch", "function 'local.Block'"
   int32_t container = -1;
+  // A model-local function (FunctionProto) is walked as a graph without initializers: its
+  // Constant nodes' weights are found. It imports its own opsets (0: no ai.onnx).
+  bool function = false;
+  int64_t function_opset = 0;
+  uint32_t node_field = 1;  // GraphProto.node; FunctionProto.node is 7
   uint64_t node_insert_at = 0;  // new nodes are inserted here (before the first node)
   std::vector<int32_t> nodes;
   std::vector<int32_t> initializers;  // tensor indices

@@ -5,8 +5,7 @@
 #include <cmath>
 #include <cstring>
 #include <set>
-#include <unordered_map>
-#include <unordered_set>
+#include <map>
 
 #include "kernels/kernels.h"
 #include "opset.h"
@@ -207,7 +206,7 @@ class Planner {
     for (const OpsetImport& o : index_.opsets) r.opsets.emplace_back(o.domain, o.version);
     r.producer = index_.producer;
     const GraphInfo& main = index_.graphs[0];
-    std::unordered_set<std::string> initializer_names;
+    std::set<std::string> initializer_names;
     for (int32_t t : main.initializers) initializer_names.insert(index_.tensors[t].name);
     for (const ValueField& v : main.inputs) {
       if (!initializer_names.count(v.info.name)) r.inputs.push_back(v.info);
@@ -240,6 +239,17 @@ class Planner {
         if (!n.inputs[i].empty()) readers_[n.inputs[i]].push_back({static_cast<int32_t>(k), static_cast<uint32_t>(i)});
       }
     }
+  }
+
+  // A function keeps the opsets it imports (they are not raised): the new nodes must exist there.
+  std::string function_reason(int32_t g) const {
+    while (index_.graphs[g].parent_node >= 0) g = index_.nodes[index_.graphs[g].parent_node].graph;
+    const GraphInfo& root = index_.graphs[g];
+    if (!root.function || options_.mode != Mode::Int8) return "";
+    const int64_t needed = options_.form == Form::Fold ? 7 : options_.block ? 21 : options_.scheme == Scheme::Tensor ? 10 : 13;
+    if (root.function_opset >= needed) return "";
+    return "in " + root.path + ", which imports ai.onnx opset " + std::to_string(root.function_opset) + ", below the " +
+           std::to_string(needed) + " its new nodes need";
   }
 
   // True when graph `g` is `scope` or nested inside it (names of `scope` are visible in `g`).
@@ -296,6 +306,8 @@ class Planner {
       }
     }
     if (!t.odd.empty()) return "stored as a " + t.odd + ", left as it is";
+    const std::string function = function_reason(t.graph);
+    if (!function.empty()) return function;
     switch (t.kind) {
       case DataKind::Raw:
       case DataKind::External:
@@ -742,9 +754,9 @@ class Planner {
       // A Constant node becomes Constant nodes for the stored tensors followed by the chain, in place.
       for (const Stored& st : stored) {
         const Message node = build::node("Constant", unique(prefix + "Constant"), {}, {st.name}, {{"value", 0, &st.message}});
-        e.chunks.push_back(node.as_field(onnx::graph::kNode));
+        e.chunks.push_back(node.as_field(index_.graphs[t.graph].node_field));
       }
-      for (const Message& n : nodes) e.chunks.push_back(n.as_field(onnx::graph::kNode));
+      for (const Message& n : nodes) e.chunks.push_back(n.as_field(index_.graphs[t.graph].node_field));
     } else {
       for (const Stored& st : stored) e.chunks.push_back(st.message.as_field(onnx::graph::kInitializer));
       for (const Message& n : nodes) inserts[t.graph].push_back(n.as_field(onnx::graph::kNode));
@@ -840,8 +852,8 @@ class Planner {
   const bool external_;
   const Progress& progress_;
   Plan plan_;
-  std::unordered_set<std::string> names_;
-  std::unordered_map<std::string, std::vector<Consumer>> readers_;
+  std::set<std::string> names_;
+  std::map<std::string, std::vector<Consumer>> readers_;
   std::set<int32_t> changed_;
   std::set<int32_t> perm_added_;  // Transpose nodes given an explicit perm
   std::vector<Edit> input_edits_;

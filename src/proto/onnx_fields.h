@@ -18,6 +18,9 @@ namespace graph {  // GraphProto
 constexpr uint32_t kNode = 1, kName = 2, kInitializer = 5, kDocString = 10, kInput = 11, kOutput = 12,
                    kValueInfo = 13, kQuantizationAnnotation = 14, kSparseInitializer = 15;
 }
+namespace function {  // FunctionProto
+constexpr uint32_t kName = 1, kNode = 7, kOpsetImport = 9, kDomain = 10;
+}
 namespace node {  // NodeProto
 constexpr uint32_t kInput = 1, kOutput = 2, kName = 3, kOpType = 4, kAttribute = 5, kDocString = 6, kDomain = 7;
 }

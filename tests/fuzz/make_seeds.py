@@ -33,3 +33,11 @@ edge = (rng.normal(size=(8, 8)) * 1000).astype(np.float16)
 edge[0, 0], edge[1, 2], edge[3, 3] = 65504, -65504, 60000
 save("fp16_edge", [helper.make_node("Cast", ["w"], ["wf"], to=TensorProto.FLOAT), helper.make_node("MatMul", ["x", "wf"], ["y"])],
      [helper.make_tensor("w", TensorProto.FLOAT16, [8, 8], edge.view(np.uint16).reshape(-1).tolist())], [x], [y])
+# A model-local function whose body holds a Constant weight (walked as a graph, field numbers differ).
+fn = helper.make_function("local", "Dense", ["x"], ["y"], [helper.make_node("Constant", [], ["w"], value=numpy_helper.from_array(w, "w")),
+                                                          helper.make_node("MatMul", ["x", "w"], ["y"])], [helper.make_opsetid("", 13)])
+m = helper.make_model(helper.make_graph([helper.make_node("Dense", ["x"], ["y"], domain="local")], "calls", [x], [y]),
+                      opset_imports=[helper.make_opsetid("", 13), helper.make_opsetid("local", 1)])
+m.ir_version = 8
+m.functions.append(fn)
+onnx.save(m, os.path.join(out, "function.onnx"))

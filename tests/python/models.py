@@ -339,6 +339,26 @@ def ort_contrib_ops(opset=13):
     return model(g, opset, extra_opsets=[helper.make_opsetid(ms, 1)]), {"ids": ids, "img": feed((1, 32, 12, 12), 47)}
 
 
+def local_function(opset=13, function_opset=None):
+    """A model-local function (ModelProto.functions) that holds its weight in a Constant node,
+    called twice from the main graph, and reads a main-graph weight passed in by the calls."""
+    w, passed = weights((128, 128), 48), weights((128, 128), 49)
+    dense = helper.make_function(
+        "local", "Dense", ["x", "v"], ["y"],
+        [helper.make_node("Constant", [], ["w"], value=numpy_helper.from_array(w, "w"), name="weight"),
+         helper.make_node("MatMul", ["x", "w"], ["xw"]), helper.make_node("MatMul", ["xw", "v"], ["xwv"]),
+         helper.make_node("Relu", ["xwv"], ["y"])],
+        [helper.make_opsetid("", function_opset or opset)])
+    nodes = [helper.make_node("Dense", ["x", "passed"], ["h"], domain="local", name="call1"),
+             helper.make_node("Dense", ["h", "passed"], ["y"], domain="local", name="call2")]
+    g = helper.make_graph(nodes, "calls", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [4, 128])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, [4, 128])],
+                          [numpy_helper.from_array(passed, "passed")])
+    m = model(g, opset, extra_opsets=[helper.make_opsetid("local", 1)])
+    m.functions.append(dense)
+    return m, {"x": feed((4, 128), 50)}
+
+
 ALL = {
     "conv_net_opset11": conv_net,
     "mlp_opset13": mlp,
@@ -358,6 +378,7 @@ ALL = {
     "transformer_block_opset17": transformer_block,
     "values_at_the_limits": values_at_the_limits,
     "ort_contrib_ops": ort_contrib_ops,
+    "local_function": local_function,
 }
 
 

@@ -167,7 +167,7 @@ class SyntheticModels(unittest.TestCase):
                     "fp16_int32_data": 1, "bf16_and_double": 2, "tied_weights": 1, "ir3_inputs_opset8": 1, "loop_outer_scope": 0,
                     "lstm": 2, "typed_float_data": 1, "initializer_as_input": 1, "stft_basis": 1,
                     "transposed_weights": 2, "transformer_block_opset17": 7,
-                    "values_at_the_limits": 3, "ort_contrib_ops": 6}
+                    "values_at_the_limits": 3, "ort_contrib_ops": 6, "local_function": 2}
         for name, count in expected.items():
             with self.subTest(model=name):
                 r = self.reports[(name, "int8")]
@@ -309,6 +309,31 @@ class SyntheticModels(unittest.TestCase):
         self.assertEqual([o.version for o in m.opset_import if o.domain == ""], [13])
         self.assertGreaterEqual(m.ir_version, 7)
         self.assertTrue(any(n.op_type == "DequantizeLinear" for n in m.graph.node))
+
+    def test_weights_inside_model_local_functions(self):
+        # A Constant-node weight inside a function (ModelProto.functions) is shrunk in the function's
+        # body (the rest of this class runs the result in onnxruntime and expand()s it back).
+        r = {t["name"]: t for t in self.reports[("local_function", "int8")]["tensors"]}
+        self.assertEqual((r["w"]["graph"], r["w"]["location"], r["w"]["node"]), ("function 'local.Dense'", "constant", "weight"))
+        self.assertEqual((r["w"]["axis"], r["w"]["factorAxis"]), (1, 0))  # read by a MatMul as B
+        self.assertEqual(r["passed"]["graph"], "main")
+        for mode, op in (("int8", "Mul"), ("int8_dq", "DequantizeLinear"), ("palette", None)):
+            m = onnx.load(os.path.join(self.dir, f"local_function.{mode}.onnx"))
+            body = [n.op_type for n in m.functions[0].node]
+            self.assertEqual(body[-3:], ["MatMul", "MatMul", "Relu"], mode)
+            self.assertEqual(op in body, op is not None, (mode, body))
+            self.assertEqual([(o.domain, o.version) for o in m.functions[0].opset_import], [("", 13)])
+        # A function keeps the opset it imports: at 12, DequantizeLinear per channel (13) cannot go
+        # there, so its weight is left alone with the reason; the main graph's is still shrunk.
+        model, _ = models.local_function(function_opset=12)
+        path = os.path.join(self.dir, "function_opset12.onnx")
+        onnx.save(model, path)
+        p = run_cli(path, "--inspect", "--form", "dq", "-q")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        r = {t["name"]: t for t in json.loads(p.stdout)["tensors"]}
+        self.assertFalse(r["w"]["changed"])
+        self.assertEqual(r["w"]["reason"], "in function 'local.Dense', which imports ai.onnx opset 12, below the 13 its new nodes need")
+        self.assertTrue(r["passed"]["changed"])
 
     def test_nothing_to_shrink_is_byte_identical(self):
         model, _ = models.small_only()
