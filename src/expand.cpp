@@ -383,10 +383,12 @@ class ExpandPlanner {
       } else {
         continue;
       }
-      // Follow the chain.
+      // Follow the chain. A file can loop it back on itself (an output name given twice), and
+      // chains can share a tail: a node already in it, or a length no dequantization has, ends it.
       for (;;) {
         const int32_t next = sole_reader(g, value);
-        if (next < 0) break;
+        if (next < 0 || c.steps.size() >= 16) break;
+        if (std::any_of(c.steps.begin(), c.steps.end(), [&](const Step& s) { return s.node == next; })) break;
         const NodeInfo& m = index_.nodes[next];
         if (!m.domain.empty() || m.outputs.size() != 1) break;
         Step s{Step::Mul, next};

@@ -150,6 +150,7 @@ class Walker {
     const int32_t g = add_graph(-1, "function", c, outer.end, 0);
     TrailStep step(trail_, "function");
     std::string name, domain;
+    std::vector<std::string> inputs;
     std::vector<Field> nodes;
     FieldReader r(window_, trail_, outer.data, outer.end);
     Field f;
@@ -157,6 +158,9 @@ class Walker {
       if (f.number == onnx::function::kName || f.number == onnx::function::kDomain) {
         r.expect(f, WireType::Bytes, "FunctionProto.name/domain");
         (f.number == onnx::function::kName ? name : domain) = r.string(f, kNameLimit);
+      } else if (f.number == onnx::function::kInput) {
+        r.expect(f, WireType::Bytes, "FunctionProto.input");
+        inputs.push_back(r.string(f, kNameLimit));
       } else if (f.number == onnx::function::kOpsetImport) {
         r.expect(f, WireType::Bytes, "FunctionProto.opset_import");
         const OpsetImport op = read_opset(f);
@@ -170,6 +174,10 @@ class Walker {
     info.function = true;
     info.node_field = onnx::function::kNode;
     info.path = "function '" + (domain.empty() ? "" : domain + ".") + name + "'";
+    info.function_inputs = std::move(inputs);
+    if (domain == "ai.onnx") domain.clear();
+    info.function_domain = std::move(domain);
+    info.function_name = std::move(name);
     const std::string path = info.path;
     TrailStep named(trail_, path);
     uint32_t position = 0;

@@ -77,6 +77,8 @@ struct GraphInfo {
   // Constant nodes' weights are found. It imports its own opsets (0: no ai.onnx).
   bool function = false;
   int64_t function_opset = 0;
+  std::string function_domain, function_name;
+  std::vector<std::string> function_inputs;
   uint32_t node_field = 1;  // GraphProto.node; FunctionProto.node is 7
   uint64_t node_insert_at = 0;  // new nodes are inserted here (before the first node)
   std::vector<int32_t> nodes;

@@ -334,17 +334,21 @@ class Planner {
   };
   Axes weight_axes(const TensorInfo& t, const std::vector<Consumer>& readers) const {
     const int64_t rank = static_cast<int64_t>(t.dims.size());
+    // The readers looked at, at most: names read by many nodes at each step (which a hostile file
+    // can have) would otherwise take their product in time.
+    int budget = 256;
     for (const Consumer& c : readers) {
-      const Axes a = axes_for(c, rank, 0);
+      const Axes a = axes_for(c, rank, 0, budget);
       if (a.out >= 0) return a;
     }
     return {0, rank >= 2 ? 1 : -1};  // the PyTorch convention: [out, in, ...]
   }
 
-  Axes axes_for(const Consumer& c, int64_t rank, int depth) const {
+  Axes axes_for(const Consumer& c, int64_t rank, int depth, int& budget) const {
+    if (--budget < 0) return {};
     const NodeInfo& n = index_.nodes[c.node];
     if (n.domain == "com.microsoft") return fused_op_axes(n, c.input, rank);
-    if (!n.domain.empty()) return {};
+    if (!n.domain.empty()) return function_call_axes(n, c.input, rank, depth, budget);
     const std::string& op = n.op_type;
     if (op == "Conv" && c.input == 1) return {0, 1};
     if (op == "ConvTranspose" && c.input == 1) return n.group == 1 ? Axes{1, 0} : Axes{0, -1};
@@ -362,7 +366,7 @@ class Planner {
       auto it = readers_.find(n.outputs[0]);
       if (it != readers_.end()) {
         for (const Consumer& next : it->second) {
-          const Axes a = axes_for(next, rank, depth + 1);
+          const Axes a = axes_for(next, rank, depth + 1, budget);
           if (a.out < 0) continue;
           if (!transpose) return a;
           if (a.out >= rank || a.in >= rank) return {};  // a reader's axis past the weight's rank
@@ -391,6 +395,23 @@ class Planner {
                                   (op == "DecoderAttention" && (input == 2 || input == 3));
     if (attention_weight) return {1, 0};
     if (op == "EmbedLayerNormalization" && input >= 2 && input <= 4) return {0, -1};  // embedding rows
+    return {};
+  }
+
+  // A call of a model-local function: what the readers of that input in its body want.
+  Axes function_call_axes(const NodeInfo& n, uint32_t input, int64_t rank, int depth, int& budget) const {
+    if (depth >= 4) return {};
+    for (size_t g = 0; g < index_.graphs.size(); ++g) {
+      const GraphInfo& f = index_.graphs[g];
+      if (!f.function || f.function_domain != n.domain || f.function_name != n.op_type) continue;
+      auto it = input < f.function_inputs.size() ? readers_.find(f.function_inputs[input]) : readers_.end();
+      if (it == readers_.end()) return {};
+      for (const Consumer& next : it->second) {
+        const Axes a = inside(index_.nodes[next.node].graph, static_cast<int32_t>(g)) ? axes_for(next, rank, depth + 1, budget) : Axes{};
+        if (a.out >= 0) return a;
+      }
+      return {};
+    }
     return {};
   }
 

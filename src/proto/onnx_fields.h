@@ -19,7 +19,7 @@ constexpr uint32_t kNode = 1, kName = 2, kInitializer = 5, kDocString = 10, kInp
                    kValueInfo = 13, kQuantizationAnnotation = 14, kSparseInitializer = 15;
 }
 namespace function {  // FunctionProto
-constexpr uint32_t kName = 1, kNode = 7, kOpsetImport = 9, kDomain = 10;
+constexpr uint32_t kName = 1, kInput = 4, kNode = 7, kOpsetImport = 9, kDomain = 10;
 }
 namespace node {  // NodeProto
 constexpr uint32_t kInput = 1, kOutput = 2, kName = 3, kOpType = 4, kAttribute = 5, kDocString = 6, kDomain = 7;

@@ -264,3 +264,48 @@ TEST(BadInput, ResultsPastTwoGigabytesAreRefusedInline) {
   }
   EXPECT_TRUE(out.bytes.empty());  // nothing written
 }
+
+namespace {
+std::string graph_model(const std::string& nodes, const std::string& initializers) {
+  const std::string graph = nodes + field(2, "g") + initializers;
+  return varint_field(1, 8) + field(8, field(1, "") + varint_field(2, 13)) + field(7, graph);
+}
+std::string node(const std::string& op, const std::vector<std::string>& inputs, const std::string& output, const std::string& extra = "") {
+  std::string n;
+  for (const std::string& i : inputs) n += field(1, i);
+  return field(1, n + field(2, output) + field(4, op) + extra);
+}
+std::string cast_to_float() { return field(5, field(1, "to") + varint_field(3, 1) + varint_field(20, 2)); }
+}  // namespace
+
+// Names read by many nodes at each step of a Cast/Identity chain (an output name given many
+// times, as no valid graph has): the channel axis is looked for through them, which once took the
+// product of the counts in time (200^4 readers here: minutes for an 80 KB file).
+TEST(BadInput, ReadersThatFanOutAreLookedThroughInBoundedTime) {
+  std::string nodes = node("Cast", {"w"}, "a", cast_to_float());
+  const char* names[] = {"a", "b", "c", "d", "e"};
+  for (int level = 0; level < 4; ++level) {
+    for (int k = 0; k < 200; ++k) nodes += node("Identity", {names[level]}, names[level + 1]);
+  }
+  const std::string model = graph_model(nodes, field(5, float_tensor({64, 512}, 4 * 64 * 512)));
+  MemorySource source(model.data(), model.size());
+  VectorSink out;
+  const Report r = shrink(source, Options(), &out);
+  ASSERT_EQ(r.tensors.size(), 1u);
+  EXPECT_TRUE(r.tensors[0].changed);
+}
+
+// A dequantization chain that loops back on itself (its last Mul writes the name the Cast writes):
+// expand() once followed it until memory ran out.
+TEST(BadInput, AChainThatLoopsBackEndsInExpand) {
+  std::string codes = varint_field(1, 64) + varint_field(1, 512) + varint_field(2, 3) + field(8, "codes") + field(9, std::string(64 * 512, '\x01'));
+  std::string scale = varint_field(2, 1) + field(8, "s") + field(9, std::string("\0\0\x80\x3f", 4));
+  const std::string nodes = node("Cast", {"codes"}, "a", cast_to_float()) + node("Mul", {"a", "s"}, "b") + node("Mul", {"b", "s"}, "a");
+  const std::string model = graph_model(nodes, field(5, codes) + field(5, scale));
+  MemorySource source(model.data(), model.size());
+  VectorSink out;
+  const Report r = expand(source, out);
+  EXPECT_FALSE(r.unchanged);
+  ASSERT_EQ(r.tensors.size(), 1u);
+  EXPECT_EQ(r.tensors[0].bytes_after, 4u * 64 * 512);  // the codes became floats, once
+}
