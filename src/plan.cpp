@@ -341,7 +341,11 @@ class Planner {
       const Axes a = axes_for(c, rank, 0, budget);
       if (a.out >= 0) return a;
     }
-    return {0, rank >= 2 ? 1 : -1};  // the PyTorch convention: [out, in, ...]
+    // The PyTorch convention, [out, in, ...], after any leading axes of 1: a position embedding
+    // [1, positions, width] added to the activations gets a scale per position.
+    int64_t out = 0;
+    while (out + 2 < rank && t.dims[static_cast<size_t>(out)] == 1) ++out;
+    return {out, out + 1 < rank ? out + 1 : -1};
   }
 
   Axes axes_for(const Consumer& c, int64_t rank, int depth, int& budget) const {

@@ -359,6 +359,24 @@ def local_function(opset=13, function_opset=None):
     return m, {"x": feed((4, 128), 50)}
 
 
+def position_embedding(opset=13):
+    """A vision transformer's input: patches from a strided Conv, flattened to [1, 64, 256], plus a
+    learned position embedding [1, 64, 256] (read by an Add, whose operands have no channel axis:
+    a scale per position, after the leading axis of 1), then a MatMul projection."""
+    kernel, pos, proj = weights((256, 3, 8, 8), 51), weights((1, 64, 256), 52, spread=False), weights((256, 256), 53)
+    pos = pos * np.exp(np.random.default_rng(54).normal(0, 0.7, size=(1, 64, 1))).astype(np.float32)  # positions differ in range
+    nodes = [helper.make_node("Conv", ["img", "kernel"], ["patches"], strides=[8, 8]),
+             helper.make_node("Reshape", ["patches", "flat"], ["p2"]),
+             helper.make_node("Transpose", ["p2"], ["tokens"], perm=[0, 2, 1]),
+             helper.make_node("Add", ["tokens", "pos"], ["x"]),
+             helper.make_node("MatMul", ["x", "proj"], ["y"])]
+    inits = [numpy_helper.from_array(a, n) for a, n in ((kernel, "kernel"), (pos.astype(np.float32), "pos"), (proj, "proj"),
+                                                         (np.array([1, 256, 64], np.int64), "flat"))]
+    g = helper.make_graph(nodes, "vit_input", [helper.make_tensor_value_info("img", TensorProto.FLOAT, [1, 3, 64, 64])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 64, 256])], inits)
+    return model(g, opset), {"img": feed((1, 3, 64, 64), 55)}
+
+
 ALL = {
     "conv_net_opset11": conv_net,
     "mlp_opset13": mlp,
@@ -379,6 +397,7 @@ ALL = {
     "values_at_the_limits": values_at_the_limits,
     "ort_contrib_ops": ort_contrib_ops,
     "local_function": local_function,
+    "position_embedding": position_embedding,
 }
 
 

@@ -167,7 +167,8 @@ class SyntheticModels(unittest.TestCase):
                     "fp16_int32_data": 1, "bf16_and_double": 2, "tied_weights": 1, "ir3_inputs_opset8": 1, "loop_outer_scope": 0,
                     "lstm": 2, "typed_float_data": 1, "initializer_as_input": 1, "stft_basis": 1,
                     "transposed_weights": 2, "transformer_block_opset17": 7,
-                    "values_at_the_limits": 3, "ort_contrib_ops": 6, "local_function": 2}
+                    "values_at_the_limits": 3, "ort_contrib_ops": 6, "local_function": 2,
+                    "position_embedding": 3}
         for name, count in expected.items():
             with self.subTest(model=name):
                 r = self.reports[(name, "int8")]
@@ -213,6 +214,10 @@ class SyntheticModels(unittest.TestCase):
             self.assertEqual((fused[w]["scheme"], fused[w]["axis"]), ("channel", 0), w)
         self.assertEqual((fused["kernel"]["axis"], fused["kernel"]["factorAxis"]), (0, 1))
         self.assertEqual(fused["qkv"]["consumers"], ["Attention"])
+        # A position embedding [1, 64, 256] read by an Add: a scale per position (axis 1), not one
+        # for the whole tensor along the leading axis of 1.
+        vit = {t["name"]: t for t in self.reports[("position_embedding", "int8")]["tensors"]}
+        self.assertEqual((vit["pos"]["scheme"], vit["pos"]["axis"], vit["pos"]["factorAxis"]), ("separable", 1, 2))
 
     def test_values_at_the_limits_of_their_type(self):
         # The fp16 weights at +-65504 stay finite in every mode (the onnxruntime comparison above
