@@ -296,7 +296,7 @@ class ExpandEncoder final : public Encoder {
 
 class ExpandPlanner {
  public:
-  ExpandPlanner(const ModelIndex& index, Expander& expander) : index_(index), expander_(expander) {}
+  ExpandPlanner(const ModelIndex& index, TensorData& data, Expander& expander) : index_(index), data_(data), expander_(expander) {}
 
   Plan run(std::vector<Chain>& chains) {
     Plan plan;
@@ -305,9 +305,11 @@ class ExpandPlanner {
     for (const OpsetImport& o : index_.opsets) plan.report.opsets.emplace_back(o.domain, o.version);
     plan.report.producer = index_.producer;
     plan.report.model_bytes_before = index_.size;
+    plan.report.external_bytes_before = index_.external_bytes();
     index_names();
     for (size_t g = 0; g < index_.graphs.size(); ++g) find_chains(static_cast<int32_t>(g), chains);
     for (size_t i = 0; i < chains.size(); ++i) edits(static_cast<int32_t>(i), chains[i], plan);
+    inline_external_data(plan);
     plan.output_size = finish_layout(index_, plan.edits);
     plan.report.model_bytes_after = plan.output_size;
     plan.report.unchanged = plan.edits.empty();
@@ -518,6 +520,25 @@ class ExpandPlanner {
     plan.report.tensors.push_back(r);
   }
 
+  // Tensors left in external data files would be looked for beside the result, wherever it is
+  // written: their data comes inline, so the expanded model stands alone, as a shrunk one does.
+  void inline_external_data(Plan& plan) {
+    for (size_t k = 0; k < index_.tensors.size(); ++k) {
+      const TensorInfo& t = index_.tensors[k];
+      if (t.kind != DataKind::External || !t.odd.empty() || removed_.count(static_cast<int32_t>(k))) continue;
+      data_.check(t);
+      Item item;
+      item.tensor = static_cast<int32_t>(k);
+      plan.items.push_back(item);
+      Payload p;
+      p.item = static_cast<int32_t>(plan.items.size() - 1);
+      p.size = TensorData::raw_size(t);
+      Message data;
+      build::data(data, p, "");
+      build::replace_data(index_, t, data, plan.edits);
+    }
+  }
+
   bool still_read(const TensorInfo& t) const {
     const std::string& name = t.name;
     if (graph_outputs_.count(name)) return true;
@@ -548,6 +569,7 @@ class ExpandPlanner {
   }
 
   const ModelIndex& index_;
+  TensorData& data_;
   Expander& expander_;
   std::map<std::string, std::vector<int32_t>> readers_;
   std::map<std::string, int32_t> constants_;
@@ -565,7 +587,7 @@ Report expand(const Source& model, Sink& out, const Io& io) {
   Expander expander(index, data);
   expander.set_window(window);
   std::vector<Chain> chains;
-  Plan plan = ExpandPlanner(index, expander).run(chains);
+  Plan plan = ExpandPlanner(index, data, expander).run(chains);
   ExpandEncoder encoder(index, data, plan, expander, chains);
   write_output(window, plan, encoder, out, io.external_sink, io.progress);
   return std::move(plan.report);

@@ -2,6 +2,7 @@
 
 #include <cstring>
 #include <limits>
+#include <set>
 
 #include "proto/onnx_fields.h"
 
@@ -617,6 +618,17 @@ bool ModelIndex::has_external_data() const {
     if (t.kind == DataKind::External) return true;
   }
   return false;
+}
+
+uint64_t ModelIndex::external_bytes() const {
+  uint64_t total = 0;
+  std::set<std::string> seen;  // tensors that share bytes count once
+  for (const TensorInfo& t : tensors) {
+    if (t.kind == DataKind::External && seen.insert(t.location + "@" + std::to_string(t.data.begin)).second) {
+      total += (t.elements * uint64_t(onnx::element_bits(t.data_type)) + 7) / 8;
+    }
+  }
+  return total;
 }
 
 ModelIndex index_model(proto::Window& window) {

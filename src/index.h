@@ -108,6 +108,7 @@ struct ModelIndex {
 
   int64_t opset(const std::string& domain) const;  // 0 when not imported
   bool has_external_data() const;
+  uint64_t external_bytes() const;  // in external data files
 };
 
 // Walks the model. Throws Error(NotOnnx / Truncated / Malformed) naming what is wrong and where.

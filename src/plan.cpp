@@ -83,6 +83,26 @@ void data(Message& tensor, const Payload& payload, const std::string& location) 
   tensor.payload(onnx::tensor::kRawData, payload);
 }
 
+void replace_data(const ModelIndex& index, const TensorInfo& t, const Message& data, std::vector<Edit>& edits) {
+  bool first = true;
+  for (const Range& field : t.data_fields) {
+    Edit e;
+    e.begin = field.begin;
+    e.end = field.end;
+    e.container = t.container;
+    if (first) e.chunks.push_back(data.chunk());
+    first = false;
+    edits.push_back(std::move(e));
+  }
+  if (t.data_fields.empty()) {  // an empty tensor: add the field at the end of the message
+    Edit e;
+    e.begin = e.end = index.containers[t.container].content_end;
+    e.container = t.container;
+    e.chunks.push_back(data.chunk());
+    edits.push_back(std::move(e));
+  }
+}
+
 }  // namespace build
 
 // ---------------------------------------------------------------------------------------------
@@ -213,12 +233,7 @@ class Planner {
     }
     for (const ValueField& v : main.outputs) r.outputs.push_back(v.info);
     r.model_bytes_before = index_.size;
-    std::set<std::string> seen;
-    for (const TensorInfo& t : index_.tensors) {
-      if (t.kind == DataKind::External && seen.insert(t.location + "@" + std::to_string(t.data.begin)).second) {
-        r.external_bytes_before += TensorData::raw_size(t);
-      }
-    }
+    r.external_bytes_before = index_.external_bytes();
     // Every name in the model, so that new names never collide.
     for (const GraphInfo& g : index_.graphs) {
       for (const ValueField& v : g.inputs) names_.insert(v.info.name);
@@ -672,23 +687,7 @@ class Planner {
     const Payload p = payload(kind, item, TensorData::raw_size(t), t.node < 0);
     Message data;
     build::data(data, p, options_.external_location);
-    bool first = true;
-    for (const Range& field : t.data_fields) {
-      Edit e;
-      e.begin = field.begin;
-      e.end = field.end;
-      e.container = t.container;
-      if (first) e.chunks.push_back(data.chunk());
-      first = false;
-      plan_.edits.push_back(std::move(e));
-    }
-    if (t.data_fields.empty()) {  // an empty tensor: add the field at the end of the message
-      Edit e;
-      e.begin = e.end = index_.containers[t.container].content_end;
-      e.container = t.container;
-      e.chunks.push_back(data.chunk());
-      plan_.edits.push_back(std::move(e));
-    }
+    build::replace_data(index_, t, data, plan_.edits);
     if (kind == PayloadKind::Palette) {
       TensorReport& tr = plan_.report.tensors[plan_.items[item].report];
       tr.bytes_after = p.size;

@@ -56,6 +56,8 @@ Message node(const std::string& op_type, const std::string& name, const std::vec
 // Adds the data of a tensor message: raw_data holding `payload`, or, when the payload is external,
 // the external_data entries pointing at it.
 void data(Message& tensor, const Payload& payload, const std::string& location);
+// Edits that replace a tensor's data fields (in place, keeping its other fields) with `data`.
+void replace_data(const ModelIndex& index, const TensorInfo& t, const Message& data, std::vector<Edit>& edits);
 }  // namespace build
 
 }  // namespace onnx_shrink

@@ -378,7 +378,7 @@ function progressBar(name, quiet) {
 }
 
 // External data files are looked up beside the model; locations may not leave its folder.
-function externalResolver(modelPath, opened) {
+function externalResolver(modelPath, opened, paths) {
   const dir = path.dirname(modelPath);
   return (location) => {
     if (path.isAbsolute(location) || location.split(/[\\/]/).includes('..')) {
@@ -388,6 +388,7 @@ function externalResolver(modelPath, opened) {
     if (!existsSync(p)) return undefined;
     const source = fileSource(p);
     opened.push(source);
+    paths.push(p);
     return source;
   };
 }
@@ -430,7 +431,8 @@ async function processOne(model, a, many, rows, reports) {
   opened.push(source);
   const shownName = input === '-' ? 'stdin' : path.basename(input);
   const onProgress = progressBar(shownName, a.quiet || a.json);
-  const external = externalResolver(input, opened);
+  const inputFiles = input === '-' ? [] : [input];  // and the external data files the engine opens
+  const external = externalResolver(input, opened, inputFiles);
   const runs = [];
   let feeds = null;
   try {
@@ -445,8 +447,14 @@ async function processOne(model, a, many, rows, reports) {
       const bytes = await expand(source, { external, onProgress, onReport: (r) => (report = r) });
       const model = new TempFile(output);
       model.write(bytes);
+      try {
+        refuseToReplaceInputs(inputFiles, [output]);
+      } catch (e) {
+        model.discard();
+        throw e;
+      }
       model.commit();
-      rows.push({ input, output, before: source.size, after: bytes.byteLength, report });
+      rows.push({ input, output, before: source.size + (report?.totals.externalBytesBefore || 0), after: bytes.byteLength, report });
       reports.push({ input, output, report });
       return;
     }
@@ -464,6 +472,7 @@ async function processOne(model, a, many, rows, reports) {
       // before the other schemes are made, and once for all of them.
       if (a.verify && runs.length === 1) feeds = verifyFeeds(runs[0].report, a);
     }
+    refuseToReplaceInputs(inputFiles, [output, ...(runs.some((r) => r.externalFile) ? [dataFileOf(output)] : [])]);
     // One scheme: its files are committed first, so that a result with external data runs from
     // where it will stay. Several: each runs from its temporary file, and only the kept one stays.
     let kept = runs[0], checks = null;
@@ -536,8 +545,24 @@ function readDataFile(file) {
 
 // Shrinks `source` into temporary files for `output` (and its external data, if any), streamed
 // as the engine writes them; commit() puts them in place, discard() removes them.
+const dataFileOf = (output) => path.join(path.dirname(output), `${path.basename(output)}.data`);
+
+// A result must not replace a file the input reads: `-o b.onnx` writes b.onnx.data, which may be
+// the input model's own data file. Known once the engine has opened them, before anything is
+// put in place.
+function refuseToReplaceInputs(inputs, targets) {
+  for (const target of targets) {
+    const input = inputs.find((p) => sameFile(p, target));
+    if (input) {
+      const which = path.resolve(target) === path.resolve(input) ? `'${input}'` : `'${target}' (the same file as '${input}')`;
+      throw new OnnxShrinkError(`the result would replace ${which}, which the input model reads; ` +
+                                'onnx-shrink never overwrites its input: choose another output name', 'BAD_OPTION');
+    }
+  }
+}
+
 async function shrinkTo(source, output, options, tag) {
-  const location = `${path.basename(output)}.data`;
+  const location = path.basename(dataFileOf(output));
   // The model goes to its file as the engine writes it (never whole in memory), and through gzip
   // for the summary's column up to 64 MB: gzip runs at about 40 MB/s, and the chunks it has not
   // taken yet wait in memory.
@@ -552,7 +577,7 @@ async function shrinkTo(source, output, options, tag) {
         gzip.write(chunk);
       },
       onExternalData: (chunk) => {
-        if (!run.externalFile) run.externalFile = new TempFile(path.join(path.dirname(output), location), tag);
+        if (!run.externalFile) run.externalFile = new TempFile(dataFileOf(output), tag);
         run.externalFile.write(chunk);
         dataGzip.write(chunk);
       },

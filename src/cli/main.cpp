@@ -286,6 +286,17 @@ class ExternalFiles {
     return sources_[location].get();
   }
 
+  // A result must not replace a file the input reads (`-o b.onnx` writes b.onnx.data, which may be
+  // the input's own data file). The engine has opened every one it reads by the time it is done.
+  void refuse_to_replace(const std::string& target) const {
+    for (const auto& f : files_) {
+      if (f->same_file(target)) {
+        throw Error(ErrorCode::BadOption, "the result would replace '" + target +
+                                              "', which the input model reads; onnx-shrink never overwrites its input: choose another output name");
+      }
+    }
+  }
+
  private:
   std::string folder_;
   std::vector<std::unique_ptr<MappedFile>> files_;
@@ -427,6 +438,8 @@ int run(const Arguments& a) {
       io.external_sink = external.get();
     }
     report = a.expand ? onnx_shrink::expand(source, out, io) : onnx_shrink::shrink(source, options, &out, io);
+    externals.refuse_to_replace(a.output);
+    if (external && report.external_bytes_after > 0) externals.refuse_to_replace(external_path);
     out.commit();
     if (external && report.external_bytes_after > 0) external->commit();
   }

@@ -498,6 +498,29 @@ test('external data: found beside the model, written beside the output, and the 
   assert.equal(listed.status, 2);
   assert.match(listed.stderr, /a list of schemes works for results that keep their data inline/);
   assert.ok(!readdirSync(dir).some((f) => f.startsWith('listed')), readdirSync(dir).join(' '));
+  // A result never replaces a file the input reads: a copy of g.onnx reads g.onnx.data, which
+  // `-o g.onnx` (its data file, split) or `-o g.onnx.data` (the model) would replace. Refused once
+  // the engine has opened the files, before anything is put in place; an inline `-o g.onnx` is fine.
+  const copy = path.join(dir, 'copy.onnx');
+  copyFileSync(model, copy);
+  const kept = [model, `${model}.data`].map(sha), files = readdirSync(dir).sort();
+  for (const args of [['-o', model, '--external-data', 'external'], ['-o', `${model}.data`], ['--expand', '-o', `${model}.data`]]) {
+    const r = run(copy, ...args);
+    assert.equal(r.status, 2, args.join(' '));
+    assert.match(r.stderr, /the result would replace '.*g\.onnx\.data', which the input model reads; onnx-shrink never overwrites its input/);
+    assert.deepEqual([model, `${model}.data`].map(sha), kept);
+    assert.deepEqual(readdirSync(dir).sort(), files);
+  }
+  assert.equal(run(copy, '-o', model, '-q').status, 0);
+  assert.equal(sha(`${model}.data`), kept[1]);
+  copyFileSync(copy, model);
+  // expand() brings external data inline, so its result stands alone wherever it is written.
+  const elsewhere = tempDir('cli-expand');
+  const expanded = run(path.join(dir, 'split.onnx'), '--expand', '-o', path.join(elsewhere, 'e.onnx'));
+  assert.equal(expanded.status, 0, expanded.stderr);
+  assert.match(expanded.stdout, /e\.onnx\s+3\.2 MB\s+12\.6 MB/);  // before: the model and its data file
+  const e = await y(path.join(elsewhere, 'e.onnx'));
+  assert.deepEqual(Array.from(e), Array.from(c));
   // A data file that is cut short is an error naming the tensor, and no output is left behind.
   writeFileSync(`${model}.data`, readFileSync(`${model}.data`).subarray(0, 5 << 20));
   const cut = run(model, '-o', path.join(dir, 'cut.onnx'));

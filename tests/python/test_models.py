@@ -573,3 +573,44 @@ class ExternalData(unittest.TestCase):
             self.assertEqual(p.returncode, 2)
             self.assertIn("layer1.weight", p.stderr)
             self.assertFalse(os.path.exists(out))
+
+    def test_results_never_replace_the_inputs_data_file(self):
+        # A model whose data file is b.onnx.data: `-o b.onnx` would write the split result's data
+        # there, and `-o b.onnx.data` the model; both are refused, nothing is written, and the
+        # input is unchanged. An inline `-o b.onnx` is fine.
+        model, _ = models.mlp()
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "a.onnx")
+            onnx.save_model(model, path, save_as_external_data=True, all_tensors_to_one_file=True, location="b.onnx.data",
+                            size_threshold=0)
+            before = {f: sha(os.path.join(d, f)) for f in os.listdir(d)}
+            for flags in (["-o", "b.onnx", "--external-data", "external"], ["-o", "b.onnx.data"], ["--expand", "-o", "b.onnx.data"]):
+                with self.subTest(flags=flags):
+                    p = subprocess.run([CLI, "a.onnx", *flags], capture_output=True, text=True, cwd=d)
+                    self.assertEqual(p.returncode, 2, p.stderr)
+                    self.assertIn("would replace 'b.onnx.data', which the input model reads", p.stderr.replace("./", ""))
+                    self.assertEqual({f: sha(os.path.join(d, f)) for f in os.listdir(d)}, before)
+            p = subprocess.run([CLI, "a.onnx", "-o", "b.onnx", "-q"], capture_output=True, text=True, cwd=d)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            self.assertEqual(sha(os.path.join(d, "b.onnx.data")), before["b.onnx.data"])
+
+    def test_expanded_results_hold_their_data(self):
+        # expand() brings external data inline (as shrinking does), so the result stands alone
+        # wherever it is written; a split result expands back to what the original computes.
+        name = "mlp"
+        path, inputs = self.cases[name]
+        split = os.path.join(self.dir, "expand_me.onnx")
+        self.assertEqual(run_cli(path, "-o", split, "-q", "--external-data", "external").returncode, 0)
+        with tempfile.TemporaryDirectory() as elsewhere:
+            manifest = []
+            for source in (split, path):  # shrunk (codes in its data file), and the original (nothing to expand)
+                out = os.path.join(elsewhere, os.path.basename(source) + ".expanded.onnx")
+                p = run_cli(source, "--expand", "-o", out, "-q")
+                self.assertEqual(p.returncode, 0, p.stderr)
+                m = onnx.load(out, load_external_data=False)
+                self.assertEqual([t.name for t in m.graph.initializer if t.data_location == onnx.TensorProto.EXTERNAL], [])
+                onnx.checker.check_model(out, full_check=True)
+                manifest.append({"id": source, "reference": path, "candidate": out, "inputs": inputs})
+            results = ort_compare(manifest)
+            self.assertLess(max(o["relL2"] for o in results[split]["outputs"].values()), TOLERANCE["int8"])
+            self.assertEqual(max(o["maxAbs"] for o in results[path]["outputs"].values()), 0)
