@@ -193,7 +193,8 @@ function outputFor({ file, under }, a, many) {
   return a.output;
 }
 
-// Two models whose results would land on one file: refused before any work, naming both.
+// Two models whose results would land on one file, or a result that would replace another of
+// the models given (`m.onnx m.shrunk.onnx`): refused before any work, naming both.
 function checkDistinctOutputs(inputs, a, many) {
   if (a.inspect) return;
   const seen = new Map();
@@ -205,6 +206,11 @@ function checkDistinctOutputs(inputs, a, many) {
                                 'give them one at a time, or with their folder', 'BAD_OPTION');
     }
     seen.set(output, input);
+    const replaced = inputs.find((i) => i !== input && i.file !== '-' && (path.resolve(i.file) === output || sameFile(i.file, output)));
+    if (replaced) {
+      throw new OnnxShrinkError(`the result of '${input.file}' would replace '${replaced.file}', another of the models given; ` +
+                                'onnx-shrink never overwrites its input: give them one at a time, or choose an output folder (-o)', 'BAD_OPTION');
+    }
   }
 }
 

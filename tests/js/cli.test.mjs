@@ -88,6 +88,14 @@ test('never overwrites its input; bad input exits 2 and leaves nothing behind', 
   assert.equal(same.status, 2);
   assert.match(same.stderr, /never overwrites its input/);
   assert.equal(sha(input), before);
+  // Nor another of the models given: silero.onnx's result is silero.shrunk.onnx, given as well.
+  const given = path.join(dir, 'silero.shrunk.onnx');
+  writeFileSync(given, readFileSync(input).subarray(0, 1000));
+  const other = run(input, given);
+  assert.equal(other.status, 2);
+  assert.match(other.stderr, /the result of '.*silero\.onnx' would replace '.*silero\.shrunk\.onnx', another of the models given/);
+  assert.deepEqual([sha(input), readFileSync(given).byteLength], [before, 1000]);
+  rmSync(given);
   writeFileSync(path.join(dir, 'broken.onnx'), readFileSync(input).subarray(0, 100000));
   const broken = run(path.join(dir, 'broken.onnx'));
   assert.equal(broken.status, 2);
