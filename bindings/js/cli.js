@@ -193,6 +193,16 @@ function outputFor({ file, under }, a, many) {
   return a.output;
 }
 
+// --report must not replace one of the models given (their data files are checked once read).
+function checkReportTarget(inputs, a) {
+  if (!a.report || a.report === '-') return;
+  const replaced = inputs.find((i) => i.file !== '-' && (path.resolve(i.file) === path.resolve(a.report) || sameFile(i.file, a.report)));
+  if (replaced) {
+    throw new OnnxShrinkError(`--report '${a.report}' would replace '${replaced.file}', one of the models given; ` +
+                              'onnx-shrink never overwrites its input', 'BAD_OPTION');
+  }
+}
+
 // Two models whose results would land on one file, or a result that would replace another of
 // the models given (`m.onnx m.shrunk.onnx`): refused before any work, naming both.
 function checkDistinctOutputs(inputs, a, many) {
@@ -206,6 +216,9 @@ function checkDistinctOutputs(inputs, a, many) {
                                 'give them one at a time, or with their folder', 'BAD_OPTION');
     }
     seen.set(output, input);
+    if (a.report && a.report !== '-' && (path.resolve(a.report) === output || sameFile(a.report, output))) {
+      throw new OnnxShrinkError(`--report and the result of '${input.file}' would both be written to '${output}'`, 'BAD_OPTION');
+    }
     const replaced = inputs.find((i) => i !== input && i.file !== '-' && (path.resolve(i.file) === output || sameFile(i.file, output)));
     if (replaced) {
       throw new OnnxShrinkError(`the result of '${input.file}' would replace '${replaced.file}', another of the models given; ` +
@@ -422,7 +435,7 @@ function modelSource(input, a) {
   };
 }
 
-async function processOne(model, a, many, rows, reports) {
+async function processOne(model, a, many, rows, reports, readFiles) {
   const input = model.file;
   const output = outputFor(model, a, many);
   const toStream = !a.inspect && isStream(output);
@@ -516,6 +529,7 @@ async function processOne(model, a, many, rows, reports) {
     throw e;
   } finally {
     for (const s of opened) s.close();
+    readFiles.push(...inputFiles);
   }
 }
 
@@ -780,13 +794,15 @@ async function main() {
   const many = inputs.length > 1 || a.inputs.some((i) => i !== '-' && statSync(i).isDirectory());
   try {
     checkDistinctOutputs(inputs, a, many);
+    checkReportTarget(inputs, a);
   } catch (e) {
     process.stderr.write(`onnx-shrink: ${e.message}\n`);
     return 2;
   }
+  const readFiles = [];  // every model and data file read: the report must not replace one
   for (const input of inputs) {
     try {
-      await processOne(input, a, many, rows, reports);
+      await processOne(input, a, many, rows, reports, readFiles);
     } catch (e) {
       if (process.stderr.isTTY) process.stderr.write('\r\x1b[K');
       if (!(e instanceof OnnxShrinkError)) throw e;
@@ -797,6 +813,7 @@ async function main() {
   }
   if (a.report) {
     try {
+      refuseToReplaceInputs(readFiles, [a.report]);
       const t = new TempFile(a.report);
       t.write(Buffer.from(JSON.stringify(reports.length === 1 ? reports[0].report ?? reports[0] : reports, null, 2) + '\n'));
       t.commit();

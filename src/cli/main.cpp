@@ -409,6 +409,10 @@ int run(const Arguments& a) {
   if (!a.output.empty() && input.same_file(a.output)) {
     throw Error(ErrorCode::BadOption, "the output '" + a.output + "' is the input file; onnx-shrink never overwrites its input");
   }
+  if (!a.report.empty() && input.same_file(a.report)) {
+    throw Error(ErrorCode::BadOption, "--report '" + a.report + "' is the input file; onnx-shrink never overwrites its input");
+  }
+  if (!a.report.empty() && a.report == a.output) throw Error(ErrorCode::BadOption, "--report and -o name the same file");
   onnx_shrink::MemorySource source(input.data(), input.size());
   ExternalFiles externals(folder_of(a.input));
   onnx_shrink::Io io;
@@ -417,6 +421,7 @@ int run(const Arguments& a) {
   onnx_shrink::Report report;
   if (a.inspect) {
     report = onnx_shrink::shrink(source, a.options, nullptr, io);
+    if (!a.report.empty()) externals.refuse_to_replace(a.report);
     std::printf("%s\n", onnx_shrink::to_json(report).c_str());
   } else {
     FileSink out(a.output);
@@ -439,6 +444,7 @@ int run(const Arguments& a) {
     }
     report = a.expand ? onnx_shrink::expand(source, out, io) : onnx_shrink::shrink(source, options, &out, io);
     externals.refuse_to_replace(a.output);
+    if (!a.report.empty()) externals.refuse_to_replace(a.report);
     if (external && report.external_bytes_after > 0) externals.refuse_to_replace(external_path);
     out.commit();
     if (external && report.external_bytes_after > 0) external->commit();

@@ -96,6 +96,15 @@ test('never overwrites its input; bad input exits 2 and leaves nothing behind', 
   assert.match(other.stderr, /the result of '.*silero\.onnx' would replace '.*silero\.shrunk\.onnx', another of the models given/);
   assert.deepEqual([sha(input), readFileSync(given).byteLength], [before, 1000]);
   rmSync(given);
+  // Nor with --report, which must not name a model given or a result.
+  const reportOver = run(input, '-o', path.join(dir, 'r.onnx'), '--report', input);
+  assert.equal(reportOver.status, 2);
+  assert.match(reportOver.stderr, /--report '.*silero\.onnx' would replace '.*silero\.onnx', one of the models given/);
+  const reportOnResult = run(input, '-o', path.join(dir, 'r.onnx'), '--report', path.join(dir, 'r.onnx'));
+  assert.equal(reportOnResult.status, 2);
+  assert.match(reportOnResult.stderr, /--report and the result of '.*silero\.onnx' would both be written to/);
+  assert.equal(sha(input), before);
+  assert.ok(!existsSync(path.join(dir, 'r.onnx')));
   writeFileSync(path.join(dir, 'broken.onnx'), readFileSync(input).subarray(0, 100000));
   const broken = run(path.join(dir, 'broken.onnx'));
   assert.equal(broken.status, 2);
@@ -519,6 +528,11 @@ test('external data: found beside the model, written beside the output, and the 
     assert.deepEqual([model, `${model}.data`].map(sha), kept);
     assert.deepEqual(readdirSync(dir).sort(), files);
   }
+  const reportOnData = run(copy, '-o', path.join(dir, 'r.onnx'), '--report', `${model}.data`);
+  assert.equal(reportOnData.status, 2);
+  assert.match(reportOnData.stderr, /--report: the result would replace '.*g\.onnx\.data', which the input model reads/);
+  assert.equal(sha(`${model}.data`), kept[1]);
+  rmSync(path.join(dir, 'r.onnx'));
   assert.equal(run(copy, '-o', model, '-q').status, 0);
   assert.equal(sha(`${model}.data`), kept[1]);
   copyFileSync(copy, model);

@@ -584,11 +584,16 @@ class ExternalData(unittest.TestCase):
             onnx.save_model(model, path, save_as_external_data=True, all_tensors_to_one_file=True, location="b.onnx.data",
                             size_threshold=0)
             before = {f: sha(os.path.join(d, f)) for f in os.listdir(d)}
-            for flags in (["-o", "b.onnx", "--external-data", "external"], ["-o", "b.onnx.data"], ["--expand", "-o", "b.onnx.data"]):
+            for flags in (["-o", "b.onnx", "--external-data", "external"], ["-o", "b.onnx.data"], ["--expand", "-o", "b.onnx.data"],
+                          ["-o", "c.onnx", "--report", "b.onnx.data"], ["--inspect", "--report", "b.onnx.data"],
+                          ["-o", "c.onnx", "--report", "a.onnx"], ["-o", "c.onnx", "--report", "c.onnx"]):
                 with self.subTest(flags=flags):
                     p = subprocess.run([CLI, "a.onnx", *flags], capture_output=True, text=True, cwd=d)
                     self.assertEqual(p.returncode, 2, p.stderr)
-                    self.assertIn("would replace 'b.onnx.data', which the input model reads", p.stderr.replace("./", ""))
+                    message = ("--report and -o name the same file" if flags[-1] == "c.onnx" else
+                               "--report 'a.onnx' is the input file" if flags[-1] == "a.onnx" else
+                               "would replace 'b.onnx.data', which the input model reads")
+                    self.assertIn(message, p.stderr.replace("./", ""))
                     self.assertEqual({f: sha(os.path.join(d, f)) for f in os.listdir(d)}, before)
             p = subprocess.run([CLI, "a.onnx", "-o", "b.onnx", "-q"], capture_output=True, text=True, cwd=d)
             self.assertEqual(p.returncode, 0, p.stderr)
