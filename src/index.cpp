@@ -293,8 +293,8 @@ class Walker {
 
   void attribute(const Field& outer, int32_t c, NodeInfo& n, int32_t node_id, const std::string& graph_path, int depth) {
     std::string name;
-    Field tensor_field, int_field;
-    bool has_tensor = false, has_int = false;
+    Field tensor_field, int_field, string_field;
+    bool has_tensor = false, has_int = false, has_string = false;
     std::vector<Field> graphs;
     // A few ints are kept (a Transpose's perm); a longer list is no perm of a weight's axes.
     constexpr size_t kMaxInts = 16;
@@ -316,6 +316,11 @@ class Walker {
           r.expect(f, WireType::Varint, "AttributeProto.i");
           int_field = f;
           has_int = true;
+          break;
+        case onnx::attr::kS:
+          r.expect(f, WireType::Bytes, "AttributeProto.s");
+          string_field = f;
+          has_string = true;
           break;
         case onnx::attr::kT:
           r.expect(f, WireType::Bytes, "AttributeProto.t");
@@ -354,6 +359,7 @@ class Walker {
       n.has_perm = true;
       if (!too_many_ints) n.perm = std::move(ints);
     }
+    if (has_string && name == "equation" && n.op_type == "Einsum") n.equation = r.string(string_field, kNameLimit);
     if (has_tensor && name == "value" && n.op_type == "Constant" && n.domain.empty()) {
       const int32_t t = tensor(tensor_field, container(tensor_field, c), "tensor");
       index_.tensors[t].graph = n.graph;

@@ -1,6 +1,7 @@
 #include "plan.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cfloat>
 #include <cmath>
 #include <cstring>
@@ -374,6 +375,7 @@ class Planner {
     if (op == "MatMul") return matmul_axes(c.input, rank, false);
     if (op == "Gemm") return matmul_axes(c.input, 2, (c.input == 1 ? n.trans_b : n.trans_a) != 0);
     if (op == "Gather" && c.input == 0) return {n.axis < 0 ? n.axis + rank : n.axis, -1};
+    if (op == "Einsum") return einsum_axes(n.equation, c.input, rank);
     if ((op == "LSTM" || op == "GRU" || op == "RNN") && (c.input == 1 || c.input == 2)) return {1, 2};
     // Look through ops that do not move values (fp16 weights often sit behind a Cast), and
     // through a Transpose, mapping its reader's axes back to the weight's (converters leave one in
@@ -415,6 +417,32 @@ class Planner {
     if (attention_weight) return {1, 0};
     if (op == "EmbedLayerNormalization" && input >= 2 && input <= 4) return {0, -1};  // embedding rows
     return {};
+  }
+
+  // Einsum ("bsc,cd->bsd"): the operand's rightmost label that the output keeps is its output
+  // channel, the rightmost one summed over its input channel. Ellipses, repeated labels or an
+  // implicit output: no axes.
+  static Axes einsum_axes(const std::string& equation, uint32_t input, int64_t rank) {
+    std::string e;
+    for (char ch : equation) if (ch != ' ') e += ch;
+    const size_t arrow = e.find("->");
+    if (arrow == std::string::npos) return {};
+    const std::string out = e.substr(arrow + 2);
+    size_t begin = 0;
+    for (uint32_t k = 0; k < input; ++k) {
+      begin = e.find(',', begin);
+      if (begin == std::string::npos || begin > arrow) return {};
+      ++begin;
+    }
+    const std::string labels = e.substr(begin, std::min(e.find(',', begin), arrow) - begin);
+    if (static_cast<int64_t>(labels.size()) != rank) return {};
+    Axes a;
+    for (size_t i = 0; i < labels.size(); ++i) {
+      const char l = labels[i];
+      if (!std::isalpha(static_cast<unsigned char>(l)) || labels.find(l) != i || labels.rfind(l) != i) return {};
+      (out.find(l) != std::string::npos ? a.out : a.in) = static_cast<int64_t>(i);
+    }
+    return a.in >= 0 ? a : Axes{};
   }
 
   // A call of a model-local function: what the readers of that input in its body want.

@@ -377,6 +377,19 @@ def position_embedding(opset=13):
     return model(g, opset), {"img": feed((1, 3, 64, 64), 55)}
 
 
+def einsum_weights(opset=13):
+    """Weights read by Einsum, as TensorFlow and JAX exports write dense layers: a projection
+    "bsc,cd->bsd" ([in, out]) and a per-head one "bsd,hdk->bshk" ([heads, in, head width])."""
+    w1 = weights((192, 128), 56).T.copy()  # [in 128, out 192]
+    w2 = np.transpose(weights((4 * 48, 192), 57).reshape(4, 48, 192), (0, 2, 1)).copy()  # [heads, in, width]
+    nodes = [helper.make_node("Einsum", ["x", "w1"], ["h"], equation="bsc,cd->bsd"),
+             helper.make_node("Einsum", ["h", "w2"], ["y"], equation="bsd, hdk -> bshk")]
+    g = helper.make_graph(nodes, "einsum", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 5, 128])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 5, 4, 48])],
+                          [numpy_helper.from_array(w1, "w1"), numpy_helper.from_array(w2, "w2")])
+    return model(g, opset), {"x": feed((1, 5, 128), 58)}
+
+
 ALL = {
     "conv_net_opset11": conv_net,
     "mlp_opset13": mlp,
@@ -398,6 +411,7 @@ ALL = {
     "ort_contrib_ops": ort_contrib_ops,
     "local_function": local_function,
     "position_embedding": position_embedding,
+    "einsum_weights": einsum_weights,
 }
 
 

@@ -168,7 +168,7 @@ class SyntheticModels(unittest.TestCase):
                     "lstm": 2, "typed_float_data": 1, "initializer_as_input": 1, "stft_basis": 1,
                     "transposed_weights": 2, "transformer_block_opset17": 7,
                     "values_at_the_limits": 3, "ort_contrib_ops": 6, "local_function": 2,
-                    "position_embedding": 3}
+                    "position_embedding": 3, "einsum_weights": 2}
         for name, count in expected.items():
             with self.subTest(model=name):
                 r = self.reports[(name, "int8")]
@@ -216,6 +216,10 @@ class SyntheticModels(unittest.TestCase):
         self.assertEqual(fused["qkv"]["consumers"], ["Attention"])
         # A position embedding [1, 64, 256] read by an Add: a scale per position (axis 1), not one
         # for the whole tensor along the leading axis of 1.
+        # Einsum: the labels the output keeps are output channels, the summed one the input channel.
+        einsum = {t["name"]: t for t in self.reports[("einsum_weights", "int8")]["tensors"]}
+        self.assertEqual((einsum["w1"]["axis"], einsum["w1"]["factorAxis"]), (1, 0))  # "cd" of "bsc,cd->bsd"
+        self.assertEqual((einsum["w2"]["axis"], einsum["w2"]["factorAxis"]), (2, 1))  # "hdk" of "bsd,hdk->bshk"
         vit = {t["name"]: t for t in self.reports[("position_embedding", "int8")]["tensors"]}
         self.assertEqual((vit["pos"]["scheme"], vit["pos"]["axis"], vit["pos"]["factorAxis"]), ("separable", 1, 2))
 
