@@ -248,12 +248,38 @@ class Planner {
     for (const TensorInfo& t : index_.tensors) names_.insert(t.name);
   }
 
+  // Readers by name, grouped by graph: the walk numbers graphs depth first, so a graph's subgraphs
+  // (nested at any depth) are the ids from it to subtree_end_, and a tensor's consumers one range of
+  // its name's readers. (Scanning every reader per tensor took the product of the two in time,
+  // for files that define one name many times.)
   void index_consumers() {
-    for (size_t k = 0; k < index_.nodes.size(); ++k) {
-      const NodeInfo& n = index_.nodes[k];
-      for (size_t i = 0; i < n.inputs.size(); ++i) {
-        if (!n.inputs[i].empty()) readers_[n.inputs[i]].push_back({static_cast<int32_t>(k), static_cast<uint32_t>(i)});
+    for (const GraphInfo& g : index_.graphs) {  // graph by graph: each name's readers come sorted by graph
+      for (int32_t k : g.nodes) {
+        const NodeInfo& n = index_.nodes[k];
+        for (size_t i = 0; i < n.inputs.size(); ++i) {
+          if (!n.inputs[i].empty()) readers_[n.inputs[i]].push_back({k, static_cast<uint32_t>(i)});
+        }
       }
+    }
+    subtree_end_.resize(index_.graphs.size());
+    for (size_t g = index_.graphs.size(); g-- > 0;) {
+      subtree_end_[g] = std::max(subtree_end_[g], static_cast<int32_t>(g + 1));
+      const int32_t parent = index_.graphs[g].parent_node;
+      if (parent >= 0) {
+        int32_t& end = subtree_end_[static_cast<size_t>(index_.nodes[parent].graph)];
+        end = std::max(end, subtree_end_[g]);
+      }
+    }
+    // A name given to two tensors of one graph (no valid model does that): which one a node
+    // reads is unknown, so both are left alone.
+    std::set<std::string> defined;
+    for (const TensorInfo& t : index_.tensors) {
+      const std::string key = t.name + '\n' + std::to_string(t.graph);
+      if (!defined.insert(key).second) defined_twice_.insert(key);
+    }
+    for (size_t g = 0; g < index_.graphs.size(); ++g) {
+      const GraphInfo& f = index_.graphs[g];
+      if (f.function) functions_.emplace(f.function_domain + '\n' + f.function_name, static_cast<int32_t>(g));  // the first wins
     }
   }
 
@@ -279,13 +305,13 @@ class Planner {
   }
 
   std::vector<Consumer> consumers(const TensorInfo& t) const {
-    std::vector<Consumer> out;
     auto it = readers_.find(t.name);
-    if (it == readers_.end()) return out;
-    for (const Consumer& c : it->second) {
-      if (inside(index_.nodes[c.node].graph, t.graph)) out.push_back(c);
-    }
-    return out;
+    if (it == readers_.end() || defined_twice_.count(t.name + '\n' + std::to_string(t.graph))) return {};
+    const std::vector<Consumer>& all = it->second;
+    auto from = [&](int32_t g) {
+      return std::partition_point(all.begin(), all.end(), [&](const Consumer& c) { return index_.nodes[c.node].graph < g; });
+    };
+    return std::vector<Consumer>(from(t.graph), from(subtree_end_[static_cast<size_t>(t.graph)]));
   }
 
   // --- what to change ----------------------------------------------------------------------
@@ -447,17 +473,14 @@ class Planner {
 
   // A call of a model-local function: what the readers of that input in its body want.
   Axes function_call_axes(const NodeInfo& n, uint32_t input, int64_t rank, int depth, int& budget) const {
-    if (depth >= 4) return {};
-    for (size_t g = 0; g < index_.graphs.size(); ++g) {
-      const GraphInfo& f = index_.graphs[g];
-      if (!f.function || f.function_domain != n.domain || f.function_name != n.op_type) continue;
-      auto it = input < f.function_inputs.size() ? readers_.find(f.function_inputs[input]) : readers_.end();
-      if (it == readers_.end()) return {};
-      for (const Consumer& next : it->second) {
-        const Axes a = inside(index_.nodes[next.node].graph, static_cast<int32_t>(g)) ? axes_for(next, rank, depth + 1, budget) : Axes{};
-        if (a.out >= 0) return a;
-      }
-      return {};
+    const auto g = functions_.find(n.domain + '\n' + n.op_type);
+    if (depth >= 4 || g == functions_.end()) return {};
+    const GraphInfo& f = index_.graphs[g->second];
+    auto it = input < f.function_inputs.size() ? readers_.find(f.function_inputs[input]) : readers_.end();
+    if (it == readers_.end()) return {};
+    for (const Consumer& next : it->second) {
+      const Axes a = inside(index_.nodes[next.node].graph, g->second) ? axes_for(next, rank, depth + 1, budget) : Axes{};
+      if (a.out >= 0) return a;
     }
     return {};
   }
@@ -524,7 +547,8 @@ class Planner {
       tr.consumers.assign(ops.begin(), ops.end());
       tr.bytes_before = TensorData::raw_size(t);
       tr.bytes_after = tr.bytes_before;
-      tr.reason = keep_reason(t, readers);
+      tr.reason = defined_twice_.count(t.name + '\n' + std::to_string(t.graph)) ? "its name is given to another tensor of the same graph"
+                                                                                : keep_reason(t, readers);
       Int8Layout layout;
       std::string note;
       if (tr.reason.empty()) {
@@ -631,9 +655,12 @@ class Planner {
 
   // --- edits -------------------------------------------------------------------------------
 
+  // `base`, or base_1, base_2, ...: the first not yet in the model. Tensors that share a name
+  // share the search, which goes on from where the last one stopped (names are only ever added).
   std::string unique(const std::string& base) {
     std::string name = base;
-    for (int k = 1; names_.count(name); ++k) name = base + "_" + std::to_string(k);
+    int32_t& k = suffix_[base];
+    while (names_.count(name)) name = base + "_" + std::to_string(++k);
     names_.insert(name);
     return name;
   }
@@ -906,7 +933,11 @@ class Planner {
   Plan plan_;
   std::set<std::string> names_;
   std::map<std::string, std::vector<Consumer>> readers_;
+  std::map<std::string, int32_t> functions_;
+  std::map<std::string, int32_t> suffix_;  // unique(): the last suffix tried for a base  // "domain\nname" -> its graph
   std::set<int32_t> changed_;
+  std::vector<int32_t> subtree_end_;     // graph -> one past its last nested subgraph
+  std::set<std::string> defined_twice_;  // "name\ngraph" of tensors whose name is given twice
   std::set<int32_t> perm_added_;  // Transpose nodes given an explicit perm
   std::vector<Edit> input_edits_;
   int64_t raised_opset_ = 0;
