@@ -498,7 +498,11 @@ class ExpandPlanner {
     for (const Step& s : c.steps) {
       remove_field(index_.nodes[s.node].field, g.container, plan);
       for (int32_t t : {s.constant, s.zero}) {
-        if (t < 0 || removed_.count(t) || still_read(index_.tensors[t])) continue;
+        if (t < 0 || removed_.count(t) || kept_.count(t)) continue;
+        if (still_read(index_.tensors[t])) {  // once per tensor: chains may share their scales
+          kept_.insert(t);
+          continue;
+        }
         removed_.insert(t);
         const TensorInfo& x = index_.tensors[t];
         remove_field(x.node >= 0 ? index_.nodes[x.node].field : x.field, index_.graphs[x.graph].container, plan);
@@ -574,7 +578,7 @@ class ExpandPlanner {
   std::map<std::string, std::vector<int32_t>> readers_;
   std::map<std::string, int32_t> constants_;
   std::set<std::string> graph_outputs_;
-  std::set<int32_t> taken_, removed_;
+  std::set<int32_t> taken_, removed_, kept_;
   std::set<uint64_t> removed_fields_;
 };
 
