@@ -174,6 +174,7 @@ export declare const env: Env;
 
 export declare function shrink(input: Input | PromiseLike<Input>, options?: ShrinkOptions): Promise<ShrinkResult>;
 export declare function inspect(input: Input | PromiseLike<Input>, options?: ShrinkOptions): Promise<Report>;
+/** Turns shrunk weights back into plain float tensors; external data comes inline (one self-contained model, under 2 GB). */
 export declare function expand(input: Input | PromiseLike<Input>, options?: Pick<ShrinkOptions, 'external' | 'onProgress' | 'signal' | 'onReport'>): Promise<Uint8Array>;
 export declare function version(): Promise<string>;
 /** Bytes of WebAssembly memory the engine has grown to (it never shrinks): its peak use so far. */
