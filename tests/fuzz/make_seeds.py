@@ -41,3 +41,11 @@ m = helper.make_model(helper.make_graph([helper.make_node("Dense", ["x"], ["y"],
 m.ir_version = 8
 m.functions.append(fn)
 onnx.save(m, os.path.join(out, "function.onnx"))
+# Weights read by Einsum (its equation is parsed for the channel axes) and by onnxruntime's fused ops.
+save("einsum", [helper.make_node("Einsum", ["x", "w"], ["y"], equation="bc,cd->bd")], [numpy_helper.from_array(w, "w")], [x], [y], opset=12)
+m = helper.make_model(helper.make_graph([helper.make_node("FusedMatMul", ["x", "w"], ["y"], domain="com.microsoft", transB=1, transBatchB=0),
+                                         helper.make_node("Attention", ["x3", "w", "b"], ["a"], domain="com.microsoft", num_heads=2)],
+                                        "fused", [x], [y], [numpy_helper.from_array(w, "w")]),
+                      opset_imports=[helper.make_opsetid("", 13), helper.make_opsetid("com.microsoft", 1)])
+m.ir_version = 8
+onnx.save(m, os.path.join(out, "fused.onnx"))
