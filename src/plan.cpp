@@ -689,15 +689,16 @@ class Planner {
   }
 
   void build_edits() {
+    const size_t chosen = plan_.items.size();
     add_relocations();
     // External data is written in output order, and offsets are handed out as payloads are made:
-    // so edits are made in the order of their tensors, which is their order in the file.
-    std::vector<int32_t> order(plan_.items.size());
-    for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<int32_t>(i);
-    std::sort(order.begin(), order.end(), [&](int32_t a, int32_t b) {
-      const int32_t x = plan_.items[a].tensor, y = plan_.items[b].tensor;
-      return x != y ? x < y : a < b;
-    });
+    // so edits are made in the order of their tensors, which is their order in the file. The
+    // tensors chosen and those relocated were each found walking the tensors: two runs to merge.
+    std::vector<int32_t> order;
+    for (size_t a = 0, b = chosen; a < chosen || b < plan_.items.size();) {
+      const bool first = b == plan_.items.size() || (a < chosen && plan_.items[a].tensor < plan_.items[b].tensor);
+      order.push_back(static_cast<int32_t>(first ? a++ : b++));
+    }
     std::vector<std::vector<Chunk>> inserts(index_.graphs.size());  // new nodes per graph
     for (int32_t i : order) {
       const Action action = plan_.items[i].action;
