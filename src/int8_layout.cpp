@@ -47,8 +47,14 @@ double uniform_noise(float lo, float hi, double count) {
 
 // Per-slice absolute maxima along `axis`.
 std::vector<float> axis_absmax(const uint8_t* x, const std::vector<int64_t>& dims, int64_t axis) {
-  std::string note;
-  const Int8Layout l = uniform_layout(dims, axis, 0, Form::Fold, note);
+  // One per slice whatever their size (uniform_layout gives slices of under 8 values one scale for
+  // the whole tensor: factors made from that were one, where a slice's worth were read).
+  const AxisView v = view_around(dims, axis);
+  Int8Layout l;
+  l.kind = v.inner > 1 ? Int8Layout::Rows : Int8Layout::Columns;
+  l.outer = v.outer;
+  l.channels = l.groups = v.extent;
+  l.inner = v.inner;
   std::vector<float> lo, hi;
   group_ranges(l, x, product(dims, 0, dims.size()), lo, hi);
   std::vector<float> m(lo.size());
@@ -331,7 +337,10 @@ Int8Layout choose_int8_layout(const uint8_t* x, const std::vector<int64_t>& dims
   // about a third more error than per-channel codes (0.038 against 0.028); weight SQNR, even
   // weighted by det's real activations, prefers them on both, so no data-free test here picks per
   // model (BENCHMARKS.md, "Reading these numbers").
-  if (in_axis >= 0 && in_axis != out_axis && in_axis < static_cast<int64_t>(rank) && dims[static_cast<size_t>(in_axis)] >= 2) {
+  // Not where the factors would cost more than the codes (input channels of under 8 values, as in
+  // a classifier's [4096, 4] weight).
+  if (in_axis >= 0 && in_axis != out_axis && in_axis < static_cast<int64_t>(rank) && dims[static_cast<size_t>(in_axis)] >= 2 &&
+      n / static_cast<uint64_t>(dims[static_cast<size_t>(in_axis)]) >= 8) {
     best.factor_axis = in_axis;
     best.factor_power = 2;
     best.factor_dims = ones_except(rank, in_axis, dims[static_cast<size_t>(in_axis)]);

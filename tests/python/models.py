@@ -390,6 +390,18 @@ def einsum_weights(opset=13):
     return model(g, opset), {"x": feed((1, 5, 128), 58)}
 
 
+def classifier_head(opset=13):
+    """A classifier's last layer with few classes: MatMul weight [4096, 4], so each input channel
+    holds 4 values (separable factors would cost more than the codes; computing them once read past
+    a one-entry array, which made the native driver fail with "payload size mismatch")."""
+    w = (np.random.default_rng(59).normal(0, 0.05, size=(4096, 4)) *
+         np.exp(np.random.default_rng(60).normal(0, 0.7, size=(4096, 1)))).astype(np.float32)
+    g = helper.make_graph([helper.make_node("MatMul", ["x", "w"], ["logits"])], "head",
+                          [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 4096])],
+                          [helper.make_tensor_value_info("logits", TensorProto.FLOAT, [2, 4])], [numpy_helper.from_array(w, "w")])
+    return model(g, opset), {"x": feed((2, 4096), 61)}
+
+
 ALL = {
     "conv_net_opset11": conv_net,
     "mlp_opset13": mlp,
@@ -412,6 +424,7 @@ ALL = {
     "local_function": local_function,
     "position_embedding": position_embedding,
     "einsum_weights": einsum_weights,
+    "classifier_head": classifier_head,
 }
 
 

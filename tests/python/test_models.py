@@ -168,7 +168,8 @@ class SyntheticModels(unittest.TestCase):
                     "lstm": 2, "typed_float_data": 1, "initializer_as_input": 1, "stft_basis": 1,
                     "transposed_weights": 2, "transformer_block_opset17": 7,
                     "values_at_the_limits": 3, "ort_contrib_ops": 6, "local_function": 2,
-                    "position_embedding": 3, "einsum_weights": 2}
+                    "position_embedding": 3, "einsum_weights": 2,
+                    "classifier_head": 1}
         for name, count in expected.items():
             with self.subTest(model=name):
                 r = self.reports[(name, "int8")]
@@ -220,6 +221,9 @@ class SyntheticModels(unittest.TestCase):
         einsum = {t["name"]: t for t in self.reports[("einsum_weights", "int8")]["tensors"]}
         self.assertEqual((einsum["w1"]["axis"], einsum["w1"]["factorAxis"]), (1, 0))  # "cd" of "bsc,cd->bsd"
         self.assertEqual((einsum["w2"]["axis"], einsum["w2"]["factorAxis"]), (2, 1))  # "hdk" of "bsd,hdk->bshk"
+        # [4096, 4]: codes per output channel (4), no factors for input channels of 4 values.
+        head = self.reports[("classifier_head", "int8")]["tensors"][0]
+        self.assertEqual((head["scheme"], head["axis"], head.get("factorAxis")), ("channel", 1, None))
         vit = {t["name"]: t for t in self.reports[("position_embedding", "int8")]["tensors"]}
         self.assertEqual((vit["pos"]["scheme"], vit["pos"]["axis"], vit["pos"]["factorAxis"]), ("separable", 1, 2))
 
