@@ -49,3 +49,11 @@ m = helper.make_model(helper.make_graph([helper.make_node("FusedMatMul", ["x", "
                       opset_imports=[helper.make_opsetid("", 13), helper.make_opsetid("com.microsoft", 1)])
 m.ir_version = 8
 onnx.save(m, os.path.join(out, "fused.onnx"))
+# Random, mostly invalid graphs (names given twice, loops, functions calling themselves, few values
+# per channel): structures byte mutations rarely reach.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
+import random_graphs  # noqa: E402
+
+for seed in range(24):
+    with open(os.path.join(out, f"random_{seed}.onnx"), "wb") as f:
+        f.write(random_graphs.random_model(seed))
