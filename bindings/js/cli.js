@@ -563,8 +563,6 @@ function readDataFile(file) {
   }
 }
 
-// Shrinks `source` into temporary files for `output` (and its external data, if any), streamed
-// as the engine writes them; commit() puts them in place, discard() removes them.
 const dataFileOf = (output) => path.join(path.dirname(output), `${path.basename(output)}.data`);
 
 // A result must not replace a file the input reads: `-o b.onnx` writes b.onnx.data, which may be
@@ -581,6 +579,8 @@ function refuseToReplaceInputs(inputs, targets) {
   }
 }
 
+// Shrinks `source` into temporary files for `output` (and its external data, if any), streamed
+// as the engine writes them; commit() puts them in place, discard() removes them.
 async function shrinkTo(source, output, options, tag) {
   const location = path.basename(dataFileOf(output));
   // The model goes to its file as the engine writes it (never whole in memory), and through gzip
