@@ -85,7 +85,6 @@ class Walker {
           }
           case onnx::model::kFunctions:
             if (f.type != WireType::Bytes) break;
-            index_.has_functions = true;
             functions.push_back(f);  // walked after the main graph, which must be graphs[0]
             continue;
           default:

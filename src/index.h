@@ -100,7 +100,6 @@ struct ModelIndex {
   Range ir_version_field;
   std::vector<OpsetImport> opsets;
   std::string producer;
-  bool has_functions = false;
   std::vector<Container> containers;
   std::vector<GraphInfo> graphs;  // [0] is the main graph
   std::vector<NodeInfo> nodes;

@@ -274,8 +274,7 @@ class Planner {
     // reads is unknown, so both are left alone.
     std::set<std::string> defined;
     for (const TensorInfo& t : index_.tensors) {
-      const std::string key = t.name + '\n' + std::to_string(t.graph);
-      if (!defined.insert(key).second) defined_twice_.insert(key);
+      if (!defined.insert(scope_key(t)).second) defined_twice_.insert(scope_key(t));
     }
     for (size_t g = 0; g < index_.graphs.size(); ++g) {
       const GraphInfo& f = index_.graphs[g];
@@ -294,19 +293,15 @@ class Planner {
            std::to_string(needed) + " its new nodes need";
   }
 
+  static std::string scope_key(const TensorInfo& t) { return t.name + '\n' + std::to_string(t.graph); }
+  bool defined_twice(const TensorInfo& t) const { return defined_twice_.count(scope_key(t)) != 0; }
+
   // True when graph `g` is `scope` or nested inside it (names of `scope` are visible in `g`).
-  bool inside(int32_t g, int32_t scope) const {
-    while (g >= 0) {
-      if (g == scope) return true;
-      const int32_t parent = index_.graphs[g].parent_node;
-      g = parent >= 0 ? index_.nodes[parent].graph : -1;
-    }
-    return false;
-  }
+  bool inside(int32_t g, int32_t scope) const { return g >= scope && g < subtree_end_[static_cast<size_t>(scope)]; }
 
   std::vector<Consumer> consumers(const TensorInfo& t) const {
     auto it = readers_.find(t.name);
-    if (it == readers_.end() || defined_twice_.count(t.name + '\n' + std::to_string(t.graph))) return {};
+    if (it == readers_.end() || defined_twice(t)) return {};
     const std::vector<Consumer>& all = it->second;
     auto from = [&](int32_t g) {
       return std::partition_point(all.begin(), all.end(), [&](const Consumer& c) { return index_.nodes[c.node].graph < g; });
@@ -547,8 +542,7 @@ class Planner {
       tr.consumers.assign(ops.begin(), ops.end());
       tr.bytes_before = TensorData::raw_size(t);
       tr.bytes_after = tr.bytes_before;
-      tr.reason = defined_twice_.count(t.name + '\n' + std::to_string(t.graph)) ? "its name is given to another tensor of the same graph"
-                                                                                : keep_reason(t, readers);
+      tr.reason = defined_twice(t) ? "its name is given to another tensor of the same graph" : keep_reason(t, readers);
       Int8Layout layout;
       std::string note;
       if (tr.reason.empty()) {
@@ -627,7 +621,7 @@ class Planner {
     if (required <= current) return;
     const char* why = required >= 21 ? "DequantizeLinear with blocks needs opset 21"
                                      : "DequantizeLinear per channel needs opset 13";
-    if (index_.has_functions) {
+    if (std::any_of(index_.graphs.begin(), index_.graphs.end(), [](const GraphInfo& g) { return g.function; })) {
       throw Error(ErrorCode::Unsupported, std::string("--form dq: ") + why + " and the model uses opset " + std::to_string(current) +
                                               "; it defines functions with their own opset imports, so raising it is not "
                                               "known to be safe. Use --form fold: it works at opset " +
