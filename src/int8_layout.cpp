@@ -241,16 +241,12 @@ Int8Layout uniform_layout(const std::vector<int64_t>& dims, int64_t axis, uint32
   return l;
 }
 
-void widen_for_draw(const Int8Layout& l, uint64_t g, float& lo, float& hi) {
-  if (l.draw == 0) return;
+float draw_shift(const Int8Layout& l, uint64_t g) {
+  if (l.draw == 0) return 0.0f;
   // splitmix64 of (draw, tensor, group): the same on every platform, so native and wasm agree.
   uint64_t h = (uint64_t(l.draw) * 0x9E3779B97F4A7C15ull) ^ (l.salt * 0xBF58476D1CE4E5B9ull) ^ (g * 0x94D049BB133111EBull);
   h ^= h >> 30, h *= 0xBF58476D1CE4E5B9ull, h ^= h >> 27, h *= 0x94D049BB133111EBull, h ^= h >> 31;
-  const float u = static_cast<float>(h >> 40) * (1.0f / 16777216.0f);  // [0, 1)
-  const float half = (hi - lo) * 0.0015f * u;
-  if (!std::isfinite(lo - half) || !std::isfinite(hi + half)) return;  // at the edge of float32: as drawn 0
-  lo -= half;
-  hi += half;
+  return static_cast<float>(h >> 40) * (1.0f / 16777216.0f) - 0.5f;  // [-1/2, 1/2)
 }
 
 uint64_t group_of(const Int8Layout& l, uint64_t k) {

@@ -60,10 +60,11 @@ Int8Layout uniform_layout(const std::vector<int64_t>& dims, int64_t axis, uint32
 Int8Layout choose_int8_layout(const uint8_t* x, const std::vector<int64_t>& dims, int64_t out_axis, int64_t in_axis,
                               Form form, bool search);
 
-// A group's range [lo, hi] widened for rounding draw `l.draw` (unchanged for draw 0): by a fraction
-// under 0.3 % of its width, split evenly on both sides, from a hash of the draw, the tensor and g.
-// Every value then falls on a different point between two codes: another rounding, equally good.
-void widen_for_draw(const Int8Layout& l, uint64_t g, float& lo, float& hi);
+// The shift of group g's grid for rounding draw `l.draw`, in steps, in [-1/2, 1/2) (0 for draw 0):
+// from a hash of the draw, the tensor and g. Codes become round(x / step - shift), and the group's
+// offset moves by shift * step, so every value's rounding is drawn afresh at the same expected
+// error.
+float draw_shift(const Int8Layout& l, uint64_t g);
 
 // The group of the value at storage index k.
 uint64_t group_of(const Int8Layout& l, uint64_t k);

@@ -97,9 +97,10 @@ struct Options {
   std::vector<std::string> exclude;        // tensor names to leave alone
   std::vector<std::string> exclude_nodes;  // node names: the weights they consume are left alone
   std::vector<std::string> exclude_ops;    // op types: the weights they consume are left alone
-  uint32_t rounding_draw = 0;          // int8: 0 = the standard grid. N > 0 widens every group's
-                                       // range by a pseudo-random fraction under 0.3 % drawn from N:
-                                       // an equally good rounding of the same weights (codebooks
+  uint32_t rounding_draw = 0;          // int8, fold form: 0 = the standard grid. N > 0 shifts every
+                                       // group's grid by a pseudo-random fraction of a step drawn
+                                       // from N and rounds again: an equally good rounding of the
+                                       // same weights (codebooks and groups holding an exact zero
                                        // excepted). For measuring how much a model's output error
                                        // depends on rounding alone (bench/); not a quality knob.
 

@@ -56,6 +56,9 @@ void validate(const Options& o) {
     if (o.block && o.scheme == Scheme::Tensor) bad("block and scheme 'tensor' exclude each other");
   }
   if (o.rounding_draw && o.mode != Mode::Int8) bad("rounding draw applies to int8 mode");
+  if (o.rounding_draw && o.form == Form::Dq) {
+    bad("rounding draw needs the fold form: a shifted grid has no integer zero point for DequantizeLinear");
+  }
   if (o.external_alignment == 0 || (o.external_alignment & (o.external_alignment - 1)) || o.external_alignment > (1u << 20)) {
     bad("external alignment must be a power of two up to 1 MiB");
   }

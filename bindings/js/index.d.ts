@@ -67,9 +67,9 @@ export interface ShrinkOptions {
   /** Offset alignment of external tensors (default 4096). */
   externalAlignment?: number;
   /**
-   * int8: 0 (default) = the standard grid. N > 0 rounds every weight on another, equally good grid
-   * (each group's range widened by under 0.3 %), for measuring how much a model's output error
-   * depends on rounding alone. Not a quality setting.
+   * int8, fold form: 0 (default) = the standard grid. N > 0 rounds every weight again on another,
+   * equally good grid (each group's grid shifted by a pseudo-random fraction of a step), for
+   * measuring how much a model's output error depends on rounding alone. Not a quality setting.
    */
   roundingDraw?: number;
   /**

@@ -271,10 +271,16 @@ TEST(Engine, OptionsAreValidated) {
   Options r = mode(Mode::Palette);
   r.rounding_draw = 3;
   EXPECT_TRUE(bad(r));
+  Options d = mode(Mode::Int8);
+  d.form = Form::Dq;
+  d.rounding_draw = 3;
+  EXPECT_TRUE(bad(d));  // a shifted grid has no integer zero point
 }
 
 // A rounding draw is another grid for the same weights: other codes, the same size, the same
-// accuracy to within a fraction of a dB on every tensor; draw 0 is the default grid itself.
+// accuracy to within a fraction of a dB on every tensor; draw 0 is the default grid itself. Per
+// channel, the shifted grids round a good part of the weights the other way,
+// not only the few near the ends of each range.
 TEST(Engine, RoundingDrawsChangeTheCodesButNotTheirQuality) {
   for (const auto* model : {&silero(), &det()}) {
     for (Scheme scheme : {Scheme::Auto, Scheme::Channel, Scheme::Tensor}) {
@@ -299,6 +305,11 @@ TEST(Engine, RoundingDrawsChangeTheCodesButNotTheirQuality) {
         EXPECT_NEAR(b.sqnr_db, a.sqnr_db, 0.5) << a.name;
       }
       EXPECT_GT(changed, 0u);
+      if (scheme != Scheme::Tensor) {
+        size_t differ = 0;
+        for (size_t k = 0; k < other.size(); ++k) differ += other[k] != standard[k];
+        EXPECT_GT(double(differ), 0.1 * double(other.size()));  // the range-widening draws changed 3-6 %
+      }
     }
   }
 }

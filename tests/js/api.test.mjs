@@ -106,6 +106,7 @@ test('errors carry a code and a message that says what is wrong', async () => {
   await expectError(shrink(silero, { mode: 'palette', levels: 1 }), 'BAD_OPTION', /between 2 and 65536/);
   await expectError(shrink(silero, { mode: 'palette', levels: 2 ** 32 + 256 }), 'BAD_OPTION', /levels' should be at most 4294967295/);
   await expectError(shrink(silero, { mode: 'palette', roundingDraw: 1 }), 'BAD_OPTION', /rounding draw applies to int8/);
+  await expectError(shrink(silero, { form: 'dq', roundingDraw: 1 }), 'BAD_OPTION', /rounding draw needs the fold form/);
   await expectError(shrink(null), 'BAD_OPTION', /no model/);
   // Numbers past what the engine holds exactly are refused, not wrapped around into small ones.
   await expectError(shrink(silero, { minElements: 1e20 }), 'BAD_OPTION', /'minElements' should be at most 9007199254740991, not 100000000000000000000/);
