@@ -8,6 +8,7 @@
 #include "int8_layout.h"
 #include "kernels/kernels.h"
 #include "kernels/palette_levels.h"
+#include "rounding_draw.h"
 #include "saturation.h"
 #include "proto/onnx_fields.h"
 
@@ -42,59 +43,6 @@ void design_indices(const uint8_t* x, size_t n, const palette::Histogram& h, con
   out.resize(n);
   kernels::palette_indices(x, n, h.min, h.bin_scale, h.bins, guess.data(), thresholds.data(), static_cast<uint32_t>(count),
                            out.data());
-}
-
-// Rounding draw N > 0 (a measurement, not a quality setting): each group's grid is shifted by a
-// pseudo-random fraction of a step and every value is rounded again, so each weight's rounding is
-// drawn afresh at the same expected error. (Widening each range by a random 0.3 % instead moved
-// the grid near zero by a tiny fraction of a step: only 3-6 % of silero's codes changed.) Groups
-// holding an exact zero keep their grid, so zeros stay zeros. The shifted grid's zero lies between
-// two codes, which only the fold form's float offsets can express (shrink() checks).
-// A shift is equally good only where values spread over many steps. Where most sit within a step
-// or two of zero (the original tool's one grid for a tensor with outliers), a shift moves every
-// small value off its code 0 and costs up to 2 dB; such a tensor keeps its standard grid, and so
-// does any whose error the shift changes by more than kDrawTolerance.
-constexpr double kDrawTolerance = 1.0471285480508996;  // 0.2 dB
-
-bool within_tolerance(const kernels::ErrorSums& standard, const kernels::ErrorSums& drawn) {
-  return drawn.noise <= standard.noise * kDrawTolerance && drawn.noise * kDrawTolerance >= standard.noise;
-}
-
-// Out of line: the draws are a measurement, not worth a copy of group_of's switch in each loop.
-[[gnu::noinline]] uint64_t group_at(const Int8Layout& l, uint64_t k) { return group_of(l, k); }
-
-void redraw(const Int8Layout& l, const uint8_t* x, uint64_t n, int8_t* out, std::vector<kernels::Int8Params>& params,
-            kernels::ErrorSums& e, const float* row_weights) {
-  const std::vector<int8_t> standard_codes(out, out + n);
-  const std::vector<kernels::Int8Params> standard_params = params;
-  const kernels::ErrorSums standard = e;
-  std::vector<uint8_t> keep(l.groups, 0);
-  for (uint64_t k = 0; k < n; ++k) {
-    if (kernels::load_f32(x + 4 * k) == 0.0f) keep[group_at(l, k)] = 1;
-  }
-  std::vector<float> shift(l.groups, 0.0f);
-  for (uint64_t g = 0; g < l.groups; ++g) {
-    if (!keep[g]) shift[g] = draw_shift(l, g), params[g].offset += shift[g] * params[g].scale;
-  }
-  // The error sums again, weighted per row as the kernels weight them.
-  const uint64_t row_length = !row_weights ? 0 : l.kind == Int8Layout::Rows ? l.inner : l.channels;
-  e = kernels::ErrorSums{};
-  for (uint64_t k = 0; k < n; ++k) {
-    const uint64_t g = group_at(l, k);
-    const kernels::Int8Params& p = params[g];
-    const float v = kernels::load_f32(x + 4 * k);
-    const int32_t q = static_cast<int32_t>(std::nearbyint(v * p.inv_scale - shift[g])) + p.zero;
-    out[k] = static_cast<int8_t>(q < -128 ? -128 : q > 127 ? 127 : q);
-    const float d = v - (static_cast<float>(out[k]) * p.scale + p.offset);
-    const double w = row_length ? row_weights[k / row_length] : 1.0;
-    e.signal += w * double(v) * v;
-    e.noise += w * double(d) * d;
-  }
-  if (!within_tolerance(standard, e)) {
-    std::copy(standard_codes.begin(), standard_codes.end(), out);
-    params = standard_params;
-    e = standard;
-  }
 }
 
 // Codes of one uniform layout (values in the layout's own domain), and their parameters.

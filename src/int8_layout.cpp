@@ -241,14 +241,6 @@ Int8Layout uniform_layout(const std::vector<int64_t>& dims, int64_t axis, uint32
   return l;
 }
 
-float draw_shift(const Int8Layout& l, uint64_t g) {
-  if (l.draw == 0) return 0.0f;
-  // splitmix64 of (draw, tensor, group): the same on every platform, so native and wasm agree.
-  uint64_t h = (uint64_t(l.draw) * 0x9E3779B97F4A7C15ull) ^ (l.salt * 0xBF58476D1CE4E5B9ull) ^ (g * 0x94D049BB133111EBull);
-  h ^= h >> 30, h *= 0xBF58476D1CE4E5B9ull, h ^= h >> 27, h *= 0x94D049BB133111EBull, h ^= h >> 31;
-  return static_cast<float>(h >> 40) * (1.0f / 16777216.0f) - 0.5f;  // [-1/2, 1/2)
-}
-
 uint64_t group_of(const Int8Layout& l, uint64_t k) {
   switch (l.kind) {
     case Int8Layout::Tensor:
@@ -327,18 +319,18 @@ Int8Layout choose_int8_layout(const uint8_t* x, const std::vector<int64_t>& dims
   Int8Layout best = uniform_layout(dims, out_axis, 0, form, note);
   if (!search || form != Form::Fold || best.kind == Int8Layout::Tensor) return best;
 
-  // Separable scales: one factor per input channel (the square root of its largest weight, as
-  // SmoothQuant balances activations and weights), then codes per output channel. On the corpus
-  // models (median output error over 16 roundings) the factors help silero and cost PP-OCR det
-  // about a third more error than per-channel codes (0.038 against 0.028); weight SQNR, even
-  // weighted by det's real activations, prefers them on both, so no data-free test here picks per
-  // model (BENCHMARKS.md, "Reading these numbers").
+  // Separable scales: one factor per input channel (the fourth root of its largest weight), then
+  // codes per output channel. The exponent was chosen on the corpus models' output error, in the
+  // median over 32 re-roundings (rounding draws): with 1/4, silero 0.0077 and PP-OCR det 0.059;
+  // with 1/2 (SmoothQuant's balance of two sides), 0.0079 and 0.067; with 1/8, 0.0090 and 0.057;
+  // with 3/4, worse on both; without factors (per-channel codes), 0.0125 and 0.064. Silero's
+  // 8 kHz branch and its input at other gains agree (BENCHMARKS.md, "Reading these numbers").
   // Not where the factors would cost more than the codes (input channels of under 8 values, as in
   // a classifier's [4096, 4] weight).
   if (in_axis >= 0 && in_axis != out_axis && in_axis < static_cast<int64_t>(rank) && dims[static_cast<size_t>(in_axis)] >= 2 &&
       n / static_cast<uint64_t>(dims[static_cast<size_t>(in_axis)]) >= 8) {
     best.factor_axis = in_axis;
-    best.factor_power = 2;
+    best.factor_power = 1;
     best.factor_dims = ones_except(rank, in_axis, dims[static_cast<size_t>(in_axis)]);
   }
 

@@ -60,12 +60,6 @@ Int8Layout uniform_layout(const std::vector<int64_t>& dims, int64_t axis, uint32
 Int8Layout choose_int8_layout(const uint8_t* x, const std::vector<int64_t>& dims, int64_t out_axis, int64_t in_axis,
                               Form form, bool search);
 
-// The shift of group g's grid for rounding draw `l.draw`, in steps, in [-1/2, 1/2) (0 for draw 0):
-// from a hash of the draw, the tensor and g. Codes become round(x / step - shift), and the group's
-// offset moves by shift * step, so every value's rounding is drawn afresh at the same expected
-// error.
-float draw_shift(const Int8Layout& l, uint64_t g);
-
 // The group of the value at storage index k.
 uint64_t group_of(const Int8Layout& l, uint64_t k);
 
