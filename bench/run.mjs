@@ -420,6 +420,9 @@ async function main() {
           'PP-OCR det a few output channels carry most of it: re-rounding only row 47 of conv2d_407 (192 of its 36 864 weights) ' +
           'moved that tensor\'s share of the output error from 0.046 to 0.021. Which rows matter depends on the activations, which a ' +
           'data-free tool does not see. Compare schemes by their medians over draws, not by the third digit of one draw.',
+          '- Errors of different tensors add roughly in quadrature. Shrinking one tensor of det at a time (6 draws each), the ' +
+          'pointwise convolutions conv2d_405 to conv2d_415 of the backbone carry most of the error; conv2d_407 alone about a third ' +
+          'of its power (0.048 of the total 0.08).',
           '- Until 2026-11-23 a draw widened each group\'s range by under 0.3 % instead of shifting its grid. That moved the grid ' +
           'near zero by a tiny fraction of a step, so only 3–6 % of the codes changed, and the spread it showed was far too narrow: ' +
           'det\'s default had a median of 0.038 and 14 of 16 draws with decisions ≥ 99.9 % then. On silero, giving the same ' +
@@ -427,15 +430,17 @@ async function main() {
           'encoder.1). The default\'s draw 0 is no better or worse than its other draws; the seed\'s output is the one grid the ' +
           'original tool makes.',
           '- The default 8-bit scheme (per-output-channel codes with a separable factor per input channel, codebooks for tensors with ' +
-          'few distinct values, data-free bias correction in the fold form) was chosen on the earlier, narrower draws. Over the ' +
-          `draws above, its median error is ${autoVsChannel(drawRows)} plain per-channel codes' (on silero much of the gain is the ` +
-          'codebook for the Fourier basis, which plain per-channel codes lack). No ' +
-          'data-free rule we measured picks the better of the two per model: weight SQNR, and even the error weighted by each ' +
-          'input channel\'s real mean square, prefer the separable factors on det as well. The factor is the fourth root of each ' +
+          'few distinct values, data-free bias correction in the fold form) was chosen on the earlier, narrower draws, and its ' +
+          `factor exponent on the draws above. Over them, its median error is ${autoVsChannel(drawRows)} plain per-channel codes' ` +
+          '(on silero much of the gain is the codebook for the Fourier basis, which plain per-channel codes lack). On one ' +
+          'rounding either can be better, and no data-free rule we measured tells which: weight SQNR, and even the error ' +
+          'weighted by each input channel\'s real mean square, prefer the separable factors on det. The factor is the fourth root of each ' +
           'input channel\'s largest weight: over 32 re-roundings, exponent ¼ gave silero 0.0077 and det 0.059 (median rel. L2), ½ ' +
           '(SmoothQuant\'s balance, the default until 2026-11-23) 0.0079 and 0.067, ⅛ 0.0090 and 0.057, ¾ worse on both; on ' +
           'silero\'s other inputs and its 8 kHz branch ¼ was as good or better too. Tried (on the earlier draws) and measured ' +
-          'worse or no better on both models: factors from each input channel\'s RMS ' +
+          'worse or no better on both models: one codebook level per distinct value (silero\'s STFT basis exact instead of 58 dB; ' +
+          'over 32 re-roundings silero\'s error 0.0078 against 0.0077, for 0.7 KB more WebAssembly), ' +
+          'factors from each input channel\'s RMS ' +
           'instead of its maximum, k-means codebooks on the separably scaled weights (+0.1–0.4 dB weight SQNR, not worth a table), ' +
           'rounding the taps of each kernel to sum to the exact sum (assumes smooth inputs; silero got worse), blocks at the same ' +
           'size budget, and rotating each weight matrix by a random orthogonal matrix before rounding (incoherence processing: ' +
