@@ -279,8 +279,8 @@ TEST(Engine, OptionsAreValidated) {
 
 // A rounding draw is another grid for the same weights: other codes, the same size, the same
 // accuracy to within a fraction of a dB on every tensor; draw 0 is the default grid itself. Per
-// channel, the shifted grids round a good part of the weights the other way,
-// not only the few near the ends of each range.
+// channel, the shifted grids round a good part of the weights the other way, not only the few near
+// the ends of each range.
 TEST(Engine, RoundingDrawsChangeTheCodesButNotTheirQuality) {
   for (const auto* model : {&silero(), &det()}) {
     for (Scheme scheme : {Scheme::Auto, Scheme::Channel, Scheme::Tensor}) {
