@@ -11,7 +11,7 @@ import path from 'node:path';
 
 export const fixtures = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'tests', 'fixtures');
 
-function floats(file) {
+export function floats(file) {
   const b = readFileSync(path.join(fixtures, file));
   return new Float32Array(b.buffer, b.byteOffset, b.byteLength / 4);
 }
@@ -21,22 +21,7 @@ export const corpus = {
     file: 'silero_vad_v5.onnx',
     threshold: 0.5,
     unit: 'chunks',
-    async run(ort, bytes) {
-      const session = await ort.InferenceSession.create(bytes);
-      const speech = floats('speech.bin');
-      const chunk = 512;
-      let state = new ort.Tensor('float32', new Float32Array(2 * 128), [2, 1, 128]);
-      const sr = new ort.Tensor('int64', BigInt64Array.from([16000n]), []);
-      const out = [];
-      for (let i = 0; i + chunk <= speech.length; i += chunk) {
-        const input = new ort.Tensor('float32', speech.slice(i, i + chunk), [1, chunk]);
-        const r = await session.run({ input, state, sr });
-        out.push(r.output.data[0]);
-        state = r.stateN;
-      }
-      await session.release?.();
-      return Float32Array.from(out);
-    },
+    run: (ort, bytes) => streamSilero(ort, bytes, floats('speech.bin'), 16000),
   },
   det: {
     file: 'ch_PP-OCRv4_det_infer.onnx',
@@ -52,6 +37,23 @@ export const corpus = {
     },
   },
 };
+
+// Silero's speech probabilities for `samples` at `rate` (16000 or 8000 Hz), streamed in chunks of
+// 32 ms with the state fed back, as silero expects.
+export async function streamSilero(ort, bytes, samples, rate) {
+  const session = await ort.InferenceSession.create(bytes);
+  const chunk = rate === 16000 ? 512 : 256;
+  let state = new ort.Tensor('float32', new Float32Array(2 * 128), [2, 1, 128]);
+  const sr = new ort.Tensor('int64', BigInt64Array.from([BigInt(rate)]), []);
+  const out = [];
+  for (let i = 0; i + chunk <= samples.length; i += chunk) {
+    const r = await session.run({ input: new ort.Tensor('float32', samples.slice(i, i + chunk), [1, chunk]), state, sr });
+    out.push(r.output.data[0]);
+    state = r.stateN;
+  }
+  await session.release?.();
+  return Float32Array.from(out);
+}
 
 // Agreement of decisions, relative L2 error and max abs error between two outputs.
 export function compare(reference, candidate, threshold) {

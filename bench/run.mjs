@@ -12,10 +12,10 @@ import { fileURLToPath } from 'node:url';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import ort from 'onnxruntime-node';
 import { shrinkInChromium } from './chromium.mjs';
-import { compare, corpus, fixtures } from './corpus.mjs';
+import { compare, corpus, fixtures, streamSilero } from './corpus.mjs';
 import { largeModels, largeModelsSection } from './large.mjs';
 import { latency } from './latency.mjs';
-import { runSilero, sileroInputs } from './silero_inputs.mjs';
+import { sileroInputs } from './silero_inputs.mjs';
 import { timed } from './timed.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -32,6 +32,7 @@ const log = (m) => console.error(`[${((Date.now() - started) / 1000).toFixed(0)}
 // --- helpers -----------------------------------------------------------------------------------
 
 const MB = (n) => `${(n / 1e6).toFixed(n < 1e7 ? 2 : 1)} MB`;
+const median = (a) => { const b = [...a].sort((x, y) => x - y), h = b.length >> 1; return b.length % 2 ? b[h] : (b[h - 1] + b[h]) / 2; };
 const pct = (x) => `${(100 * x).toFixed(x > 0.999 && x < 1 ? 3 : 2)} %`;
 
 function medianOf(results) {
@@ -168,7 +169,6 @@ const DRAW_SCHEMES = [
 ];
 
 async function roundingDraws(count) {
-  const median = (a) => { const b = [...a].sort((x, y) => x - y), h = b.length >> 1; return b.length % 2 ? b[h] : (b[h - 1] + b[h]) / 2; };
   const rows = [];
   for (const [key, spec] of Object.entries(corpus)) {
     const original = path.join(fixtures, spec.file);
@@ -202,18 +202,17 @@ async function roundingDraws(count) {
 // Silero on other inputs (bench/silero_inputs.mjs): the seed's own output against the median over
 // rounding draws of per-channel codes and of the default.
 async function sileroOperatingPoints(count) {
-  const median = (a) => { const b = [...a].sort((x, y) => x - y), h = b.length >> 1; return b.length % 2 ? b[h] : (b[h - 1] + b[h]) / 2; };
   const original = path.join(fixtures, corpus.silero.file), originalBytes = readFileSync(original);
   const inputs = sileroInputs();
   const references = [];
-  for (const input of inputs) references.push(await runSilero(ort, originalBytes, input));
+  for (const input of inputs) references.push(await streamSilero(ort, originalBytes, input.samples, input.rate));
   const errors = async (flags, draw) => {
     const file = path.join(out, 'silero.inputs.onnx');
     const p = spawnSync(native, [original, '-o', file, '-q', '--rounding-draw', String(draw), ...flags], { encoding: 'utf8' });
     if (p.status !== 0) throw new Error(p.stderr);
     const bytes = readFileSync(file);
     const e = [];
-    for (let i = 0; i < inputs.length; i++) e.push(compare(references[i], await runSilero(ort, bytes, inputs[i]), corpus.silero.threshold).relL2);
+    for (let i = 0; i < inputs.length; i++) e.push(compare(references[i], await streamSilero(ort, bytes, inputs[i].samples, inputs[i].rate), corpus.silero.threshold).relL2);
     return e;
   };
   log(`silero on ${inputs.length} inputs, ${count} rounding draws`);

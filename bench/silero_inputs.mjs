@@ -1,14 +1,7 @@
 // Silero VAD on inputs other than the corpus's one recording: quieter and louder, with added noise,
 // played backwards, and through the model's 8 kHz branch (the recording low-passed and decimated).
 // One recording is one operating point; these show whether a scheme's gain holds away from it.
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
-import { fixtures } from './corpus.mjs';
-
-function recording() {
-  const b = readFileSync(path.join(fixtures, 'speech.bin'));
-  return new Float32Array(b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength));
-}
+import { floats } from './corpus.mjs';
 
 // 2:1 decimation after a 31-tap windowed-sinc low-pass (cut-off at 0.9 of the new Nyquist rate).
 function decimate(x) {
@@ -33,7 +26,7 @@ function decimate(x) {
 
 // The variants: name, samples, sample rate. Noise from a fixed linear congruential generator.
 export function sileroInputs() {
-  const x = recording();
+  const x = floats('speech.bin');
   let seed = 12345;
   const noise = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648 - 0.5);
   return [
@@ -44,20 +37,4 @@ export function sileroInputs() {
     { name: '16 kHz, played backwards', samples: x.slice().reverse(), rate: 16000 },
     { name: '8 kHz (the 8 kHz branch)', samples: decimate(x), rate: 8000 },
   ];
-}
-
-// Speech probabilities of one model on one input, streamed in chunks of 32 ms as silero expects.
-export async function runSilero(ort, bytes, input) {
-  const session = await ort.InferenceSession.create(bytes);
-  const chunk = input.rate === 16000 ? 512 : 256;
-  let state = new ort.Tensor('float32', new Float32Array(2 * 128), [2, 1, 128]);
-  const sr = new ort.Tensor('int64', BigInt64Array.from([BigInt(input.rate)]), []);
-  const out = [];
-  for (let i = 0; i + chunk <= input.samples.length; i += chunk) {
-    const r = await session.run({ input: new ort.Tensor('float32', input.samples.slice(i, i + chunk), [1, chunk]), state, sr });
-    out.push(r.output.data[0]);
-    state = r.stateN;
-  }
-  await session.release?.();
-  return Float32Array.from(out);
 }
