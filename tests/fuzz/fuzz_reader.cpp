@@ -54,7 +54,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   palette.levels = 16;
   Options dq = int8;
   dq.form = Form::Dq;
-  for (const Options* o : {&palette, &dq}) {
+  Options drawn = int8;  // shifted grids (rounding_draw.cpp) and the seed's single grid, shifted
+  drawn.rounding_draw = 7;
+  Options seed_drawn = drawn;
+  seed_drawn.scheme = Scheme::Tensor;
+  for (const Options* o : {&palette, &dq, &drawn, &seed_drawn}) {
     outcome([&](Sink& out) { shrink(memory, *o, &out); });
   }
   const Outcome in_memory = outcome([&](Sink& out) { shrink(memory, int8, &out); });

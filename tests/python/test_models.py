@@ -368,7 +368,8 @@ class RandomGraphs(unittest.TestCase):
     them once made the engine read past an array and fail with an internal error.)"""
 
     def test_every_run_ends_in_a_result_or_a_clear_error(self):
-        modes = [[], ["--form", "dq"], ["--mode", "palette"], ["--scheme", "tensor"], ["--block", "32"], ["--expand"]]
+        modes = [[], ["--form", "dq"], ["--mode", "palette"], ["--scheme", "tensor"], ["--block", "32"], ["--expand"],
+                 ["--rounding-draw", "3"], ["--rounding-draw", "3", "--scheme", "tensor"]]
         outcomes = {0: 0, 2: 0}
         with tempfile.TemporaryDirectory() as d:
             for seed in range(150):
