@@ -474,6 +474,17 @@ async function main() {
           '- Errors of different tensors add roughly in quadrature. Shrinking one tensor of det at a time (6 draws each), the ' +
           'pointwise convolutions conv2d_405 to conv2d_415 of the backbone carry most of the error; conv2d_407 alone about a third ' +
           'of its power (0.048 of the total 0.08).',
+          '- Most of det\'s error there is a shift of whole output channels. The inputs of conv2d_407 to conv2d_413 are mostly ' +
+          'their channels\' means (the means\' share of the inputs\' mean square is 62–77 % on the corpus page), and the means ' +
+          'differ from channel to channel, so a rounding error e_ij of those weights moves output channel i by about ' +
+          'Σ_j e_ij mean(x_j) everywhere. The data-free bias correction can only assume equal means. Measured once ' +
+          '(2026-11-23, with scripts outside this benchmark): moving each convolution\'s bias by that shift, with the real means ' +
+          'of the page, cuts det\'s error on the page 1.4–8× (median over 6 draws 0.021 against 0.083); means of one half of ' +
+          'the page cut it on the other half 1.9× (left) and 1.2× (right) in the median, but made 3 of the 12 worse. No ' +
+          'estimate without data held up: the means do not correlate with any statistic of the consuming weights we tried ' +
+          '(|r| ≤ 0.3), and the previous layer\'s bias passed through the elementwise operations up to the input (r = 0.5–0.8) ' +
+          'lowered the median over 8 draws only from 0.083 to 0.073, and raised the error on 2 of them. Calibration on a ' +
+          'user\'s inputs is where this would pay.',
           '- Until 2026-11-23 a draw widened each group\'s range by under 0.3 % instead of shifting its grid. That moved the grid ' +
           'near zero by a tiny fraction of a step, so only 3–6 % of the codes changed, and the spread it showed was far too narrow: ' +
           'det\'s default had a median of 0.038 and 14 of 16 draws with decisions ≥ 99.9 % then. On silero, giving the same ' +

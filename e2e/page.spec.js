@@ -266,7 +266,7 @@ test('compare schemes: each scheme checked on the same data, as the CLI finds, a
   await expect(page.locator('#check-stop')).toBeHidden();
   await page.click('#compare-run');
   await expect(page.locator('#compare-table')).toBeVisible({ timeout: 150_000 });
-  await expect(page.locator('#check-status')).toContainText('Each scheme on data from files for x (1 sample)');
+  await expect(page.locator('#check-status')).toContainText('Each scheme on data from files for x (1 sample); on this few samples, which scheme');
   const rows = await page.locator('#compare-table tbody tr').evaluateAll((trs) => trs.map((tr) => [...tr.cells].map((td) => td.textContent)));
   expect(rows.map((r) => r[0].split(' ')[0])).toEqual(['auto', 'channel', 'tensor']);
   const errors = rows.map((r) => Number(r[3].split(' ')[0]));

@@ -548,7 +548,9 @@ async function compareSchemes() {
     return;
   }
   const best = rows.reduce((b, r) => (r.worst.relL2 < b.worst.relL2 ? r : b));
-  status(`Each scheme on ${inputsText(inputs, rows[0].samples)}:`);
+  // As the CLI says (FEW_SAMPLES there): on a few inputs, the least error is a weak verdict.
+  status(`Each scheme on ${inputsText(inputs, rows[0].samples)}` +
+         `${rows[0].samples < 16 ? '; on this few samples, which scheme has the least error often differs on other inputs' : ''}:`);
   $('compare-table').querySelector('tbody').replaceChildren(...tableRows(rows.map((r) => {
     const use = document.createElement('button');
     use.type = 'button';

@@ -26,7 +26,8 @@ const USAGE = `usage: onnx-shrink IN.onnx [IN2.onnx | FOLDER ...] [options]
   --scheme S                int8: auto (default) | channel | tensor (the original Shrink Ray);
                             palette: auto (default) | kmeans | uniform (the original).
                             With --verify, a list (e.g. auto,channel) makes each and keeps the
-                            one whose outputs moved least (the lowest worst-output rel. L2)
+                            one whose outputs moved least (the lowest worst-output rel. L2);
+                            give it many inputs: one input's verdict often differs on another
   --form fold|dq            int8: Cast->Mul->Add, folded at load (default) | DequantizeLinear
   --min-elements N          leave tensors with fewer values alone (default 16384)
   --exclude NAMES           comma-separated tensor names to leave alone
@@ -536,6 +537,8 @@ async function processOne(model, a, many, rows, reports, readFiles) {
 // An input's data file, whole. A pipe or device (e.g. `--input x=<(make-data)`) is read to its
 // end, up to the 2 GiB a regular file may have: /dev/zero ends in an error, not in a hang.
 const DATA_LIMIT = 2 ** 31;
+// Under this many samples, a choice among schemes (--scheme a,b --verify) comes with a caution.
+const FEW_SAMPLES = 16;
 function readDataFile(file) {
   const fd = typeof file === 'number' ? file : openSync(file, 'r');  // a number: standard input
   const pause = new Int32Array(new SharedArrayBuffer(4));
@@ -755,6 +758,12 @@ function printTable(rows, a) {
         const worst = worstOutput(c.outputs);
         say(`  ${c.scheme.padEnd(8)} ${formatBytes(c.bytes, 3).padStart(10)}  gzip ${formatBytes(c.gzipBytes, 3).padStart(10)}  worst rel. L2 ${worst.relL2.toExponential(3)} (${worst.name})` +
                     `${c.kept ? '  kept' : ''}`);
+      }
+      // Between two good schemes, one input's verdict is close to a coin toss on another (on the
+      // halves of PP-OCR det's page it held in 8 of 16 roundings): only many inputs make it a choice.
+      if (r.samples < FEW_SAMPLES) {
+        say(`  chosen on ${samples}: which of two good schemes moves the outputs less on a few inputs often differs on others; ` +
+            'give it many inputs like those the model will meet');
       }
     }
     say(`verify ${shown(r.output)} (onnxruntime-node, ${given}):`);
