@@ -537,8 +537,6 @@ async function processOne(model, a, many, rows, reports, readFiles) {
 // An input's data file, whole. A pipe or device (e.g. `--input x=<(make-data)`) is read to its
 // end, up to the 2 GiB a regular file may have: /dev/zero ends in an error, not in a hang.
 const DATA_LIMIT = 2 ** 31;
-// Under this many samples, a choice among schemes (--scheme a,b --verify) comes with a caution.
-const FEW_SAMPLES = 16;
 function readDataFile(file) {
   const fd = typeof file === 'number' ? file : openSync(file, 'r');  // a number: standard input
   const pause = new Int32Array(new SharedArrayBuffer(4));
@@ -715,6 +713,9 @@ function verifyInputs(inputs, unknown, shapes, values, files) {
              value: values[input.name], bytes };
   });
 }
+
+// Under this many samples, a choice among schemes (--scheme a,b --verify) comes with a caution.
+const FEW_SAMPLES = 16;
 
 // The summary goes to standard output, or to standard error when a result or report went there.
 function printTable(rows, a) {
