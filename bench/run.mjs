@@ -457,15 +457,17 @@ async function main() {
     halfRows.map((r) => [r.model, r.halves.join(' / '), pair(r.seed), pair(r.auto0), pair(r.autoMedian),
                          pair(r.autoMedian.map((v, i) => v / r.seed[i]), 3), r.correlation.toFixed(2),
                          `${r.verdictsAgree} of ${r.count} draws`])), '');
-  md.push(`Draw by draw, the default's errors on the two halves rank alike with a correlation of ${halfRows.map((r) => `${r.correlation.toFixed(2)} (${r.model})`).join(' and ')} ` +
-          `(1 would be the same order, 0 none), and the scheme that moved less on one half also did on the other in ` +
-          `${halfRows.map((r) => `${r.verdictsAgree} of ${r.count} draws (${r.model})`).join(' and ')}: which rounding, and which of two good schemes, ` +
-          'comes out ahead depends on the input more than on the rounding. So `--scheme auto,channel --verify --input NAME=FILE` ' +
-          '(make each, keep the one whose outputs moved least on the given inputs) guards against a scheme that fails a model, ' +
-          'but between two good schemes its pick is only as good as the inputs are many and like those the model will meet; ' +
-          'on one input it is close to a coin toss. For the same reason the ratio to the seed\'s one rounding on one input ' +
-          'moves with the input (the column above); what a quantizer controls is the expected error, which the medians over ' +
-          'draws estimate.', '');
+  const agreeText = (r) => `${r.verdictsAgree} of ${r.count} draws (${r.model})`;
+  md.push(`Draw by draw, the default's errors on the two halves rank alike with a correlation of ` +
+          `${halfRows.map((r) => `${r.correlation.toFixed(2)} (${r.model})`).join(' and ')} (1: the same order; 0: none): a rounding ` +
+          'that does well on one input is no more likely than another to do well on the next. Which of the default and ' +
+          `per-channel codes moved less held on the other half in ${halfRows.map(agreeText).join(' and ')}; a wide, systematic ` +
+          'difference between schemes shows on one input, a narrow one does not (the default\'s median error over draws on the ' +
+          `whole input: ${autoVsChannel(drawRows)} per-channel codes'). So \`--scheme auto,channel --verify --input NAME=FILE\` (make each, keep the one whose ` +
+          'outputs moved least on the given inputs) guards against a scheme that fails a model, but between two close schemes ' +
+          'its pick is only as good as the inputs are many and like those the model will meet. For the same reason the ratio ' +
+          'to the seed\'s one rounding on one input moves with the input (the column above); what a quantizer controls is the ' +
+          'expected error, which the medians over draws estimate.', '');
   md.push('### Reading these numbers', '',
           '- One model and one input give one draw of rounding error (the table of rounding draws shows how wide its spread is). On ' +
           'PP-OCR det a few output channels carry most of it: re-rounding only row 47 of conv2d_407 (192 of its 36 864 weights) ' +
