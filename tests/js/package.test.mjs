@@ -1,5 +1,6 @@
-// The package as users get it: `npm pack`, installed offline into a fresh folder, used from Node,
-// its CLI, its TypeScript types, and its Vite, webpack and esbuild plugins in fresh projects.
+// The package as users get it: `npm pack`, installed (from the npm cache) into a fresh folder, used
+// from Node, its CLI, its TypeScript types, and its Vite, webpack and esbuild plugins in fresh
+// projects.
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
@@ -45,8 +46,10 @@ before(() => {
   app = path.join(dir, 'app');
   mkdirSync(app);
   writeFileSync(path.join(app, 'package.json'), JSON.stringify({ name: 'app', private: true, type: 'module' }));
-  // Offline: everything comes from the npm cache the repository's own install filled.
-  npm(app, 'install', '--offline', '--no-audit', '--no-fund', '--ignore-scripts', tarball,
+  // From the npm cache the repository's own install filled, where it can: that install follows the
+  // lock file and caches tarballs, not the registry's version lists that these version specs need,
+  // so on a machine whose cache never had them npm fetches those (--offline failed there).
+  npm(app, 'install', '--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts', tarball,
       `typescript@${versionOf('typescript')}`, `vite@${versionOf('vite')}`, `webpack@${versionOf('webpack')}`, `esbuild@${versionOf('esbuild')}`);
 });
 
