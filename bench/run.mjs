@@ -463,8 +463,8 @@ async function main() {
           'that does well on one input is no more likely than another to do well on the next. Which of the default and ' +
           `per-channel codes moved less held on the other half in ${halfRows.map(agreeText).join(' and ')}; a wide, systematic ` +
           'difference between schemes shows on one input, a narrow one does not (the default\'s median error over draws on the ' +
-          `whole input: ${autoVsChannel(drawRows)} per-channel codes'). So \`--scheme auto,channel --verify --input NAME=FILE\` (make each, keep the one whose ` +
-          'outputs moved least on the given inputs) guards against a scheme that fails a model, but between two close schemes ' +
+          `whole input: ${autoVsChannel(drawRows)} per-channel codes'). ` +
+          'So `--scheme auto,channel --verify --input NAME=FILE` (make each, keep the one whose outputs moved least on the given inputs) guards against a scheme that fails a model, but between two close schemes ' +
           'its pick is only as good as the inputs are many and like those the model will meet. For the same reason the ratio ' +
           'to the seed\'s one rounding on one input moves with the input (the column above); what a quantizer controls is the ' +
           'expected error, which the medians over draws estimate.', '');
