@@ -485,8 +485,10 @@ async function main() {
           'the page cut it on the other half 1.9× (left) and 1.2× (right) in the median, but made 3 of the 12 worse. No ' +
           'estimate without data held up: the means do not correlate with any statistic of the consuming weights we tried ' +
           '(|r| ≤ 0.3), and the previous layer\'s bias passed through the elementwise operations up to the input (r = 0.5–0.8) ' +
-          'lowered the median over 8 draws only from 0.083 to 0.073, and raised the error on 2 of them. Calibration on a ' +
-          'user\'s inputs is where this would pay.',
+          'lowered the median over 8 draws only from 0.083 to 0.073, and raised the error on 2 of them. Nor is it a rule with ' +
+          'data: on silero the same correction with the recording\'s own means raised the error (median over 8 draws 0.017 ' +
+          'against 0.0065), perhaps because its convolutions see only a few time steps per chunk between zero padding, where ' +
+          'a shift by the channel means is wrong. Calibration on a user\'s inputs would need more than channel means.',
           '- Until 2026-11-23 a draw widened each group\'s range by under 0.3 % instead of shifting its grid. That moved the grid ' +
           'near zero by a tiny fraction of a step, so only 3–6 % of the codes changed, and the spread it showed was far too narrow: ' +
           'det\'s default had a median of 0.038 and 14 of 16 draws with decisions ≥ 99.9 % then. On silero, giving the same ' +
