@@ -27,16 +27,18 @@ export const corpus = {
     file: 'ch_PP-OCRv4_det_infer.onnx',
     threshold: 0.3,
     unit: 'pixels',
-    async run(ort, bytes) {
-      const session = await ort.InferenceSession.create(bytes);
-      const x = new ort.Tensor('float32', floats('det_x.bin'), [1, 3, 320, 640]);
-      const r = await session.run({ x });
-      const out = r[session.outputNames[0]].data;
-      await session.release?.();
-      return Float32Array.from(out);
-    },
+    run: (ort, bytes) => runDet(ort, bytes, floats('det_x.bin'), [1, 3, 320, 640]),
   },
 };
+
+// PP-OCR det's probability map for a page `x` of `shape` (1x3xHxW; the model is fully convolutional).
+export async function runDet(ort, bytes, x, shape) {
+  const session = await ort.InferenceSession.create(bytes);
+  const r = await session.run({ x: new ort.Tensor('float32', x, shape) });
+  const out = Float32Array.from(r[session.outputNames[0]].data);
+  await session.release?.();
+  return out;
+}
 
 // Silero's speech probabilities for `samples` at `rate` (16000 or 8000 Hz), streamed in chunks of
 // 32 ms with the state fed back, as silero expects.

@@ -2,15 +2,7 @@
 // another: silero's recording as its first and second halves (each streamed from a fresh state),
 // PP-OCR det's page as its left and right halves (1x3x320x320 each; the model is fully
 // convolutional, so each half is a page of its own).
-import { floats, streamSilero } from './corpus.mjs';
-
-async function runDet(ort, bytes, x, width) {
-  const session = await ort.InferenceSession.create(bytes);
-  const r = await session.run({ x: new ort.Tensor('float32', x, [1, 3, 320, width]) });
-  const out = Float32Array.from(r[session.outputNames[0]].data);
-  await session.release?.();
-  return out;
-}
+import { floats, runDet, streamSilero } from './corpus.mjs';
 
 // Columns [from, from + width) of det's 1x3x320x640 page.
 function columns(page, from, width) {
@@ -29,8 +21,8 @@ export function inputHalves() {
       { name: 'second half of the recording', run: (ort, bytes) => streamSilero(ort, bytes, speech.subarray(cut, 512 * chunks), 16000) },
     ],
     det: [
-      { name: 'left half of the page', run: (ort, bytes) => runDet(ort, bytes, columns(page, 0, 320), 320) },
-      { name: 'right half of the page', run: (ort, bytes) => runDet(ort, bytes, columns(page, 320, 320), 320) },
+      { name: 'left half of the page', run: (ort, bytes) => runDet(ort, bytes, columns(page, 0, 320), [1, 3, 320, 320]) },
+      { name: 'right half of the page', run: (ort, bytes) => runDet(ort, bytes, columns(page, 320, 320), [1, 3, 320, 320]) },
     ],
   };
 }

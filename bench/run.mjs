@@ -200,22 +200,27 @@ async function roundingDraws(count) {
   return rows;
 }
 
+// The relative L2 error on each input of the model made from `original` with `flags` and rounding
+// draw `draw`: `runs[i](bytes)` gives its outputs on input i, `references[i]` the original's.
+async function drawErrors(original, flags, draw, runs, references, threshold) {
+  const file = path.join(out, 'draw-errors.onnx');
+  const p = spawnSync(native, [original, '-o', file, '-q', '--rounding-draw', String(draw), ...flags], { encoding: 'utf8' });
+  if (p.status !== 0) throw new Error(p.stderr);
+  const bytes = readFileSync(file);
+  const e = [];
+  for (let i = 0; i < runs.length; i++) e.push(compare(references[i], await runs[i](bytes), threshold).relL2);
+  return e;
+}
+
 // Silero on other inputs (bench/silero_inputs.mjs): the seed's own output against the median over
 // rounding draws of per-channel codes and of the default.
 async function sileroOperatingPoints(count) {
   const original = path.join(fixtures, corpus.silero.file), originalBytes = readFileSync(original);
   const inputs = sileroInputs();
   const references = [];
-  for (const input of inputs) references.push(await streamSilero(ort, originalBytes, input.samples, input.rate));
-  const errors = async (flags, draw) => {
-    const file = path.join(out, 'silero.inputs.onnx');
-    const p = spawnSync(native, [original, '-o', file, '-q', '--rounding-draw', String(draw), ...flags], { encoding: 'utf8' });
-    if (p.status !== 0) throw new Error(p.stderr);
-    const bytes = readFileSync(file);
-    const e = [];
-    for (let i = 0; i < inputs.length; i++) e.push(compare(references[i], await streamSilero(ort, bytes, inputs[i].samples, inputs[i].rate), corpus.silero.threshold).relL2);
-    return e;
-  };
+  const runs = inputs.map((input) => (bytes) => streamSilero(ort, bytes, input.samples, input.rate));
+  for (const run of runs) references.push(await run(originalBytes));
+  const errors = (flags, draw) => drawErrors(original, flags, draw, runs, references, corpus.silero.threshold);
   log(`silero on ${inputs.length} inputs, ${count} rounding draws`);
   const seed = await errors(['--scheme', 'tensor'], 0);
   const channel = [], auto = [];
@@ -241,16 +246,9 @@ async function luckAcrossHalves(count) {
   for (const [key, halves] of Object.entries(inputHalves())) {
     const original = path.join(fixtures, corpus[key].file), originalBytes = readFileSync(original);
     const references = [];
-    for (const h of halves) references.push(await h.run(ort, originalBytes));
-    const errors = async (flags, draw) => {
-      const file = path.join(out, `${key}.halves.onnx`);
-      const p = spawnSync(native, [original, '-o', file, '-q', '--rounding-draw', String(draw), ...flags], { encoding: 'utf8' });
-      if (p.status !== 0) throw new Error(p.stderr);
-      const bytes = readFileSync(file);
-      const e = [];
-      for (let i = 0; i < halves.length; i++) e.push(compare(references[i], await halves[i].run(ort, bytes), corpus[key].threshold).relL2);
-      return e;
-    };
+    const runs = halves.map((h) => (bytes) => h.run(ort, bytes));
+    for (const run of runs) references.push(await run(originalBytes));
+    const errors = (flags, draw) => drawErrors(original, flags, draw, runs, references, corpus[key].threshold);
     log(`${key}: halves of its input, ${count} rounding draws`);
     const seed = await errors(['--scheme', 'tensor'], 0);
     const auto = [], channel = [];
@@ -464,7 +462,8 @@ async function main() {
           `per-channel codes moved less held on the other half in ${halfRows.map(agreeText).join(' and ')}; a wide, systematic ` +
           'difference between schemes shows on one input, a narrow one does not (the default\'s median error over draws on the ' +
           `whole input: ${autoVsChannel(drawRows)} per-channel codes'). ` +
-          'So `--scheme auto,channel --verify --input NAME=FILE` (make each, keep the one whose outputs moved least on the given inputs) guards against a scheme that fails a model, but between two close schemes ' +
+          'So `--scheme auto,channel --verify --input NAME=FILE` (make each, keep the one whose outputs moved least on the ' +
+          'given inputs) guards against a scheme that fails a model, but between two close schemes ' +
           'its pick is only as good as the inputs are many and like those the model will meet. For the same reason the ratio ' +
           'to the seed\'s one rounding on one input moves with the input (the column above); what a quantizer controls is the ' +
           'expected error, which the medians over draws estimate.', '');

@@ -1,7 +1,7 @@
 // The page: files in, options, progress, results. The work happens in worker.js (the engine) and
 // check.js (onnxruntime-web, on demand); this thread only keeps the page responsive.
 
-import { declaredShape, worstOutput } from './vendor/onnx-shrink/bindings/js/verify.js';
+import { declaredShape, worstOutput, FEW_SAMPLES } from './vendor/onnx-shrink/bindings/js/verify.js';
 
 const $ = (id) => document.getElementById(id);
 const state = { files: [], result: null, worker: null, run: 0, sort: { key: null, down: false } };
@@ -548,9 +548,8 @@ async function compareSchemes() {
     return;
   }
   const best = rows.reduce((b, r) => (r.worst.relL2 < b.worst.relL2 ? r : b));
-  // As the CLI says (FEW_SAMPLES there): on a few inputs, the least error is a weak verdict.
   status(`Each scheme on ${inputsText(inputs, rows[0].samples)}` +
-         `${rows[0].samples < 16 ? '; on this few samples, which scheme has the least error often differs on other inputs' : ''}:`);
+         `${rows[0].samples < FEW_SAMPLES ? '; on this few samples, which scheme has the least error often differs on other inputs' : ''}:`);
   $('compare-table').querySelector('tbody').replaceChildren(...tableRows(rows.map((r) => {
     const use = document.createElement('button');
     use.type = 'button';

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createGzip } from 'node:zlib';
 import { shrink, inspect, expand, version, fileSource, OnnxShrinkError } from './index.node.js';
-import { declaredShape, sampleCount, compareModels, worstOutput } from './verify.js';
+import { declaredShape, sampleCount, compareModels, worstOutput, FEW_SAMPLES } from './verify.js';
 
 const USAGE = `usage: onnx-shrink IN.onnx [IN2.onnx | FOLDER ...] [options]
        curl -sL URL | onnx-shrink - -o OUT.onnx [options]    (a model from a pipe)
@@ -714,9 +714,6 @@ function verifyInputs(inputs, unknown, shapes, values, files) {
   });
 }
 
-// Under this many samples, a choice among schemes (--scheme a,b --verify) comes with a caution.
-const FEW_SAMPLES = 16;
-
 // The summary goes to standard output, or to standard error when a result or report went there.
 function printTable(rows, a) {
   if (a.quiet || a.json || rows.length === 0) return;
@@ -760,8 +757,6 @@ function printTable(rows, a) {
         say(`  ${c.scheme.padEnd(8)} ${formatBytes(c.bytes, 3).padStart(10)}  gzip ${formatBytes(c.gzipBytes, 3).padStart(10)}  worst rel. L2 ${worst.relL2.toExponential(3)} (${worst.name})` +
                     `${c.kept ? '  kept' : ''}`);
       }
-      // Between two good schemes, one input's verdict is close to a coin toss on another (on the
-      // halves of PP-OCR det's page it held in 8 of 16 roundings): only many inputs make it a choice.
       if (r.samples < FEW_SAMPLES) {
         say(`  chosen on ${samples}: which of two good schemes moves the outputs less on a few inputs often differs on others; ` +
             'give it many inputs like those the model will meet');

@@ -71,6 +71,9 @@ export function compareModels<T>(
   options?: { feedBack?: Record<string, string>; threshold?: number; onSample?: (done: number) => void },
 ): Promise<OutputError[]>;
 
+/** Fewer samples than this make a weak verdict between two good schemes (one input's verdict often differs on another). */
+export const FEW_SAMPLES: number;
+
 /** The output that moved most (highest relative L2 error; NaN counts as the most). */
 export function worstOutput(results: OutputError[]): OutputError;
 

@@ -179,6 +179,11 @@ export async function compareModels(Tensor, inputs, runA, runB, { feedBack = {},
   return comparison.results();
 }
 
+// Fewer samples than this make a weak verdict between two good schemes: on the halves of PP-OCR
+// det's page, the one that moved less on one half did on the other in only 8 of 16 roundings
+// (BENCHMARKS.md, "One input's verdict on another"). The CLI and the page say so.
+export const FEW_SAMPLES = 16;
+
 // The output that moved most (highest relative L2 error; NaN counts as the most) of `results`.
 export function worstOutput(results) {
   return results.reduce((w, o) => (o.relL2 > w.relL2 || (Number.isNaN(o.relL2) && !Number.isNaN(w.relL2)) ? o : w));
