@@ -14,10 +14,15 @@ struct Sums {
   bool zero = false;
 };
 
+// A whole code as a float (exact): its top 8 bits and, when there are any, its low bits.
+inline float code_at(const int8_t* codes, const uint8_t* low, int32_t bits, uint64_t k) {
+  return low ? static_cast<float>(codes[k] * (1 << bits) + low[k]) : static_cast<float>(codes[k]);
+}
+
 // One element: accumulates its error d (before the factor f) into `s`.
-inline void add(Sums& s, float v, int8_t code, float scale, float offset, double f) {
+inline void add(Sums& s, float v, float code, float scale, float offset, double f) {
   // The reconstruction as the model computes it: float Cast, Mul, Add.
-  const float u = static_cast<float>(code) * scale + offset;
+  const float u = code * scale + offset;
   const double d = static_cast<double>(v) - u;
   s.df += d * f;
   s.f += f;
@@ -45,21 +50,23 @@ struct FactorWalk {
 };
 
 // Groups that are runs of consecutive values: the whole tensor, rows along the channel axis, blocks.
-void runs(const Int8Layout& l, uint64_t n, const uint8_t* values, const int8_t* codes, const float* scales,
-          const float* offsets, FactorWalk& fw, std::vector<Sums>& sums) {
+void runs(const Int8Layout& l, uint64_t n, const uint8_t* values, const int8_t* codes, const uint8_t* low, int32_t bits,
+          const float* scales, const float* offsets, FactorWalk& fw, std::vector<Sums>& sums) {
   const uint64_t length = l.kind == Int8Layout::Tensor ? n : l.kind == Int8Layout::Rows ? l.inner : l.block;
   for (uint64_t start = 0, r = 0; start < n; start += length, ++r) {
     const uint64_t g = l.kind == Int8Layout::Tensor ? 0 : l.kind == Int8Layout::Rows ? r % l.channels : r;
     Sums s = sums[g];
-    for (uint64_t k = start; k < start + length; ++k) add(s, kernels::load_f32(values + 4 * k), codes[k], scales[g], offsets[g], fw.next());
+    for (uint64_t k = start; k < start + length; ++k) {
+      add(s, kernels::load_f32(values + 4 * k), code_at(codes, low, bits, k), scales[g], offsets[g], fw.next());
+    }
     sums[g] = s;
   }
 }
 
 // Groups that are columns (or blocks of rows within columns) of a [rows, channels] matrix, the
 // factor the same along each row: column sums, row by row (as the values lie in memory).
-void columns(const Int8Layout& l, const uint8_t* values, const int8_t* codes, const float* scales, const float* offsets,
-             const FactorWalk& fw, std::vector<Sums>& sums) {
+void columns(const Int8Layout& l, const uint8_t* values, const int8_t* codes, const uint8_t* low, int32_t bits,
+             const float* scales, const float* offsets, const FactorWalk& fw, std::vector<Sums>& sums) {
   const uint64_t c = l.channels;
   // Float sums per column over at most kFlush rows (each in row order, in the SIMD and the scalar
   // loop alike, so every build gets the same bits), then added into the double sums.
@@ -78,16 +85,19 @@ void columns(const Int8Layout& l, const uint8_t* values, const int8_t* codes, co
       const uint64_t first = l.kind == Int8Layout::ColumnBlocks ? (r / l.block) * c : 0;
       const uint8_t* v = values + 4 * r * c;
       const int8_t* q = codes + r * c;
+      const uint8_t* lq = low ? low + r * c : nullptr;
       const float* scale = scales + first;
       const float* offset = offsets + first;
       uint64_t k = 0;
 #if ONNX_SHRINK_SIMD
       // Four columns at a time: the same operations, lane by lane, as the scalar loop below.
       const kernels::v4::f32 vf = kernels::v4::splat(f), vff = kernels::v4::splat(ff);
+      const kernels::v4::f32 step = kernels::v4::splat(static_cast<float>(1 << bits));
       for (; k + 4 <= c; k += 4) {
         namespace v4 = kernels::v4;
         const v4::f32 x = v4::load(v + 4 * k);
-        const v4::f32 code = v4::load_i8x4_as_float(reinterpret_cast<const uint8_t*>(q + k));
+        v4::f32 code = v4::load_i8x4_as_float(reinterpret_cast<const uint8_t*>(q + k));
+        if (lq) code = v4::add(v4::mul(code, step), v4::load_i8x4_as_float(lq + k));  // exact: a few bits each
         const v4::f32 u = v4::add(v4::mul(code, v4::load(reinterpret_cast<const uint8_t*>(scale + k))),
                                   v4::load(reinterpret_cast<const uint8_t*>(offset + k)));
         const v4::f32 d = v4::sub(x, u);
@@ -100,7 +110,7 @@ void columns(const Int8Layout& l, const uint8_t* values, const int8_t* codes, co
 #endif
       for (; k < c; ++k) {
         const float x = kernels::load_f32(v + 4 * k);
-        const float d = x - (static_cast<float>(q[k]) * scale[k] + offset[k]);
+        const float d = x - (code_at(q, lq, bits, k) * scale[k] + offset[k]);
         sum_df[k] += d * f;
         sum_dff[k] += d * ff;
         any_zero[k] |= x == 0.0f ? -1 : 0;
@@ -126,21 +136,21 @@ void columns(const Int8Layout& l, const uint8_t* values, const int8_t* codes, co
 }  // namespace
 
 double correct_offsets(const Int8Layout& l, const std::vector<int64_t>& dims, const uint8_t* values, const int8_t* codes,
-                       const float* factors, const float* scales, float* offsets) {
+                       const float* factors, const float* scales, float* offsets, const uint8_t* low, int32_t bits) {
   uint64_t n = 1;
   for (int64_t d : dims) n *= static_cast<uint64_t>(d);
   std::vector<Sums> sums(l.groups);
   FactorWalk fw(factors, factors ? view_around(dims, l.factor_axis) : AxisView{});
   const bool row_factor = !factors || fw.inner % l.channels == 0;
   if ((l.kind == Int8Layout::Columns || l.kind == Int8Layout::ColumnBlocks) && row_factor) {
-    columns(l, values, codes, scales, offsets, fw, sums);
+    columns(l, values, codes, low, bits, scales, offsets, fw, sums);
   } else if (l.kind == Int8Layout::Columns || l.kind == Int8Layout::ColumnBlocks) {
     for (uint64_t k = 0; k < n; ++k) {  // a factor that changes along a row (not made by the chooser)
       const uint64_t g = group_of(l, k);
-      add(sums[g], kernels::load_f32(values + 4 * k), codes[k], scales[g], offsets[g], fw.next());
+      add(sums[g], kernels::load_f32(values + 4 * k), code_at(codes, low, bits, k), scales[g], offsets[g], fw.next());
     }
   } else {
-    runs(l, n, values, codes, scales, offsets, fw, sums);
+    runs(l, n, values, codes, low, bits, scales, offsets, fw, sums);
   }
   // Errors (d - t) f sum to zero for t = sum d f / sum f; the squared error changes by
   // -2 t sum d f^2 + t^2 sum f^2 (with t as stored, a float).

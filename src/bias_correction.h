@@ -21,10 +21,12 @@
 namespace onnx_shrink {
 
 // `values`: the tensor's values as coded (fp32 bytes; divided by the factors when separable),
-// `codes` their codes, `factors` the separable factors (nullptr when there are none). Moves
+// `codes` their codes (the top 8 bits, with `low` their low `bits` bits when bits > 0; `scales` the
+// step of the whole code), `factors` the separable factors (nullptr when there are none). Moves
 // offsets[g] of every group without an exact zero; returns the change in the sum of squared
 // errors of the reconstructed tensor (in the model's own values, factors included).
 double correct_offsets(const Int8Layout& l, const std::vector<int64_t>& dims, const uint8_t* values, const int8_t* codes,
-                       const float* factors, const float* scales, float* offsets);
+                       const float* factors, const float* scales, float* offsets, const uint8_t* low = nullptr,
+                       int32_t bits = 0);
 
 }  // namespace onnx_shrink

@@ -16,6 +16,8 @@ namespace onnx_shrink {
 
 enum class PayloadKind : uint8_t {
   Codes,       // int8 codes of an item (encodes the item; its scales etc. follow)
+  LowBits,     // uint8: the low bits of the item's codes, 8 / low_bits codes per byte (see plan)
+  Half,        // a small float32 tensor's values as float16
   Scales,      // float32 scales of the item just encoded
   Offsets,     // float32 offsets (Cast -> Mul -> Add form)
   ZeroPoints,  // int8 zero points (DequantizeLinear form)

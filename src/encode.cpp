@@ -47,27 +47,32 @@ void design_indices(const uint8_t* x, size_t n, const palette::Histogram& h, con
 
 // Codes of one uniform layout (values in the layout's own domain), and their parameters.
 // `row_weights` (when given, per row of the layout) weight the error terms of each row.
+// `low` (when the layout has low bits) receives each code's low bits, one per value.
 void uniform_codes(const Int8Layout& l, const uint8_t* x, uint64_t n, int8_t* out, std::vector<kernels::Int8Params>& params,
-                   kernels::ErrorSums& e, const float* row_weights = nullptr) {
+                   kernels::ErrorSums& e, const float* row_weights, uint8_t* low) {
   std::vector<float> lo, hi;
   group_ranges(l, x, n, lo, hi);
   params.resize(l.groups);
-  for (uint64_t g = 0; g < l.groups; ++g) params[g] = kernels::int8_params(lo[g], hi[g]);
+  for (uint64_t g = 0; g < l.groups; ++g) params[g] = kernels::int8_params(lo[g], hi[g], l.low_bits);
+  auto low_at = [&](uint64_t k) { return low ? low + k : nullptr; };
   switch (l.kind) {
     case Int8Layout::Tensor:
-      kernels::quantize(x, static_cast<size_t>(n), params[0], out, e);
+      kernels::quantize(x, static_cast<size_t>(n), params[0], out, e, low);
       break;
     case Int8Layout::Rows:
       for (uint64_t r = 0; r < l.outer * l.channels; ++r) {
         kernels::ErrorSums row;
-        kernels::quantize(x + 4 * r * l.inner, static_cast<size_t>(l.inner), params[r % l.channels], out + r * l.inner, row);
+        kernels::quantize(x + 4 * r * l.inner, static_cast<size_t>(l.inner), params[r % l.channels], out + r * l.inner, row,
+                          low_at(r * l.inner));
         const double w = row_weights ? row_weights[r] : 1.0;
         e.signal += w * row.signal;
         e.noise += w * row.noise;
       }
       break;
     case Int8Layout::RowBlocks:
-      for (uint64_t g = 0; g < l.groups; ++g) kernels::quantize(x + 4 * g * l.block, l.block, params[g], out + g * l.block, e);
+      for (uint64_t g = 0; g < l.groups; ++g) {
+        kernels::quantize(x + 4 * g * l.block, l.block, params[g], out + g * l.block, e, low_at(g * l.block));
+      }
       break;
     case Int8Layout::Columns:
     case Int8Layout::ColumnBlocks: {
@@ -75,12 +80,25 @@ void uniform_codes(const Int8Layout& l, const uint8_t* x, uint64_t n, int8_t* ou
       const uint64_t rows = l.kind == Int8Layout::Columns ? l.outer : l.block;
       for (uint64_t b = 0; b < l.groups / c; ++b) {
         kernels::quantize_columns(x + 4 * b * rows * c, static_cast<size_t>(rows), static_cast<size_t>(c), &params[b * c],
-                                  out + b * rows * c, e, row_weights ? row_weights + b * rows : nullptr);
+                                  out + b * rows * c, e, row_weights ? row_weights + b * rows : nullptr, low_at(b * rows * c));
       }
       break;
     }
   }
-  if (l.draw) redraw(l, x, n, out, params, e, row_weights);
+  if (l.draw) redraw(l, x, n, out, params, e, row_weights, low);
+}
+
+// The low bits of every code, packed 8 / bits to a byte from the lowest bits up: byte j holds
+// those of codes j * (8 / bits) ... The graph takes digit i of byte j as floor(byte / 2^(i bits))
+// mod 2^bits (plan.cpp, low_bits_nodes).
+void pack_low_bits(const std::vector<uint8_t>& low, int32_t bits, std::vector<uint8_t>& out) {
+  const size_t per_byte = static_cast<size_t>(8 / bits);
+  out.assign(low.size() / per_byte, 0);
+  for (size_t j = 0; j < out.size(); ++j) {
+    uint32_t byte = 0;
+    for (size_t i = 0; i < per_byte; ++i) byte |= static_cast<uint32_t>(low[j * per_byte + i]) << (i * static_cast<size_t>(bits));
+    out[j] = static_cast<uint8_t>(byte);
+  }
 }
 
 }  // namespace
@@ -136,17 +154,25 @@ void Encoder::int8(int32_t i) {
       // Separable codes: when the factor is the same along each row, the error where it counts
       // (x = u * factor) is the error of u weighted per row, summed while coding.
       const std::vector<float> row_weights = factor_axis >= 0 ? separable_row_weights(l, t.dims) : std::vector<float>();
-      uniform_codes(l, v, n, codes_.data(), params, e, row_weights.empty() ? nullptr : row_weights.data());
+      uint8_t* low = nullptr;
+      if (l.low_bits) low_.resize(static_cast<size_t>(n)), low = low_.data();
+      uniform_codes(l, v, n, codes_.data(), params, e, row_weights.empty() ? nullptr : row_weights.data(), low);
       for (uint64_t g = 0; g < l.groups; ++g) {
-        scales_[g] = params[g].scale;
+        scales_[g] = params[g].scale;  // the step of a whole code, until the offsets are corrected
         offsets_[g] = params[g].offset;
         zeros_[g] = static_cast<int8_t>(params[g].zero);
       }
-      if (factor_axis >= 0 && row_weights.empty()) separable_error(l, t.dims, v, params, e);
+      if (factor_axis >= 0 && row_weights.empty()) separable_error(l, t.dims, v, params, e, low);
       if (item.form == Form::Fold) {
         const float* factors = factor_axis >= 0 ? factors_.data() : nullptr;
-        const double change = correct_offsets(l, t.dims, v, codes_.data(), factors, scales_.data(), offsets_.data());
+        const double change = correct_offsets(l, t.dims, v, codes_.data(), factors, scales_.data(), offsets_.data(), low, l.low_bits);
         e.noise = std::max(0.0, e.noise + change);
+      }
+      if (low) {
+        // The graph multiplies (top 8 bits + low bits / 2^bits) by the stored scale: 2^bits steps
+        // (exact: a power of two).
+        for (float& s : scales_) s *= static_cast<float>(1 << l.low_bits);
+        pack_low_bits(low_, l.low_bits, packed_low_);
       }
     }
     if (l.codebook) {
@@ -160,7 +186,8 @@ void Encoder::int8(int32_t i) {
   d.layout = &l, d.form = item.form, d.dims = &t.dims, d.data_type = t.data_type;
   d.scales = scales_.data(), d.offsets = offsets_.data(), d.zeros = zeros_.data();
   d.factors = factors_.empty() ? nullptr : factors_.data(), d.table = l.codebook ? table_.data() : nullptr;
-  const uint64_t moved = keep_codes_finite(d, x, codes_.data(), n, e.signal, e.noise);
+  // (Codes with low bits are planned only for values well inside their type's range: none moves.)
+  const uint64_t moved = l.low_bits ? 0 : keep_codes_finite(d, x, codes_.data(), n, e.signal, e.noise);
   current_ = i;
   if (item.report < 0) return;
   TensorReport& report = plan_.report.tensors[item.report];
@@ -189,7 +216,7 @@ std::vector<float> Encoder::separable_row_weights(const Int8Layout& l, const std
 // The error of separable codes where the factor varies along each row (with the same pattern in
 // every row): each term of the error of u weighted by its factor squared. One pass over u and codes.
 void Encoder::separable_error(const Int8Layout& l, const std::vector<int64_t>& dims, const uint8_t* u,
-                              const std::vector<kernels::Int8Params>& params, kernels::ErrorSums& e) {
+                              const std::vector<kernels::Int8Params>& params, kernels::ErrorSums& e, const uint8_t* low) {
   e = kernels::ErrorSums{};
   const size_t b = static_cast<size_t>(l.factor_axis);
   uint64_t stride = 1;
@@ -203,7 +230,7 @@ void Encoder::separable_error(const Int8Layout& l, const std::vector<int64_t>& d
   }
   for (uint64_t r = 0; r < rows; ++r) {
     kernels::weighted_error(u + 4 * r * width, codes_.data() + r * width, static_cast<size_t>(width), params[r % l.channels],
-                            pattern.data(), static_cast<size_t>(width), 0.0f, e);
+                            pattern.data(), static_cast<size_t>(width), 0.0f, e, low ? low + r * width : nullptr);
   }
 }
 
@@ -379,11 +406,30 @@ void Encoder::palette(int32_t i, const Payload& payload, Sink& out) {
   write_exact(out, out_.data(), out_.size(), payload);
 }
 
+// A small float32 tensor as float16 (the plan checked that every value fits).
+void Encoder::half(int32_t i, const Payload& payload, Sink& out) {
+  const TensorInfo& t = index_.tensors[plan_.items[i].tensor];
+  const uint8_t* x = data_.floats(t);
+  out_.resize(static_cast<size_t>(2 * t.elements));
+  for (uint64_t k = 0; k < t.elements; ++k) {
+    const uint16_t h = kernels::float_to_half(kernels::load_f32(x + 4 * k));
+    std::memcpy(out_.data() + 2 * k, &h, 2);
+  }
+  write_exact(out, out_.data(), out_.size(), payload);
+}
+
 void Encoder::write(const Payload& p, Sink& out) {
   switch (p.kind) {
     case PayloadKind::Codes:
       int8(p.item);
       write_exact(out, codes_.data(), codes_.size(), p);
+      break;
+    case PayloadKind::LowBits:
+      if (current_ != p.item) throw std::logic_error("onnx-shrink: low bits before codes");
+      write_exact(out, packed_low_.data(), packed_low_.size(), p);
+      break;
+    case PayloadKind::Half:
+      half(p.item, p, out);
       break;
     case PayloadKind::Scales:
       if (current_ != p.item) throw std::logic_error("onnx-shrink: scales before codes");

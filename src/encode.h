@@ -26,12 +26,14 @@ class Encoder {
   void codebook(const uint8_t* values, uint64_t n);
   std::vector<float> separable_row_weights(const Int8Layout& l, const std::vector<int64_t>& dims) const;
   void separable_error(const Int8Layout& l, const std::vector<int64_t>& dims, const uint8_t* u,
-                       const std::vector<kernels::Int8Params>& params, kernels::ErrorSums& e);
+                       const std::vector<kernels::Int8Params>& params, kernels::ErrorSums& e, const uint8_t* low);
   void palette(int32_t item, const Payload& payload, Sink& out);
+  void half(int32_t item, const Payload& payload, Sink& out);
 
   // The item encoded last: its codes were written, its scales and offsets follow.
   int32_t current_ = -1;
   std::vector<int8_t> codes_;
+  std::vector<uint8_t> low_, packed_low_;  // low bits of the codes: one per value, then packed
   std::vector<float> scales_, offsets_;
   std::vector<int8_t> zeros_;
   std::vector<float> factors_, table_;

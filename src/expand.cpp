@@ -2,8 +2,12 @@
 //
 // A chain starts at an integer constant and ends at the value the rest of the graph reads:
 //   DequantizeLinear(codes, scale[, zero_point]) [-> Reshape(const)] [-> Cast(to float type)]
-//   Cast(codes, to float) -> Mul(const) [-> Add/Sub(const)] [-> Reshape(const)] [-> Mul(const)] [-> Cast(to float type)]
+//   Cast(codes, to float) [-> Add(low bits)] -> Mul(const) [-> Add/Sub(const)] [-> Reshape(const)] [-> Mul(const)]
+//       [-> Cast(to float type)]
 //   Cast(codes, to int32) -> Gather(const table, .) -> Mul(const) [-> Cast(to float type)]   (codebooks)
+//   Cast(float16 or bfloat16 constant, to float)                                    (small tensors)
+// where the low bits of codes with more than 8 bits are a chain of their own, from a uint8 constant:
+//   Cast(packed, to float) -> Div(const) -> Floor -> Mod(const) -> Div(const) -> Reshape(const)
 // Every intermediate value must be read only by the next node of the chain. The chain's nodes are
 // removed, its final value becomes a tensor (an initializer, or a Constant node where the codes
 // were a Constant node), and constants nothing else reads are removed too. The values are
@@ -24,18 +28,20 @@ namespace onnx_shrink {
 namespace {
 
 struct Step {
-  enum Kind : uint8_t { Dequantize, CastTo, Mul, Add, Sub, Reshape, Lookup } kind;
+  enum Kind : uint8_t { Dequantize, CastTo, Mul, Add, Sub, Div, Mod, Floor, Reshape, Lookup, AddPart } kind;
   int32_t node = -1;
   int32_t constant = -1;   // the second operand (scale, factor, shape)
   int32_t zero = -1;       // DequantizeLinear zero point
   int64_t axis = 1, block = 0;
   int32_t to = 0;          // Cast target
+  int32_t part = -1;       // AddPart: the chain (Chain::parts) whose value is added
 };
 
 struct Chain {
   int32_t graph = -1;
-  int32_t codes = -1;  // tensor index of the integer constant
+  int32_t codes = -1;  // tensor index of the integer (or float16) constant
   std::vector<Step> steps;
+  std::vector<Chain> parts;  // chains whose values steps add (the low bits of the codes)
   std::string output;
   int32_t out_type = onnx::kFloat;
   std::vector<int64_t> out_dims;
@@ -142,9 +148,11 @@ class Expander {
       switch (s.kind) {
         case Step::Dequantize: dequantize(x, s); break;
         case Step::CastTo: cast(x, s.to); break;
-        case Step::Mul: case Step::Add: case Step::Sub: binary(x, load(s.constant), s.kind); break;
+        case Step::Mul: case Step::Add: case Step::Sub: case Step::Div: case Step::Mod: binary(x, load(s.constant), s.kind); break;
+        case Step::Floor: for (float& v : x.values) v = std::floor(v); break;
         case Step::Reshape: x.dims = resolve_shape(x, load_shape(s.constant), c); break;
         case Step::Lookup: lookup(x, load(s.constant), c); break;
+        case Step::AddPart: binary(x, evaluate(c.parts[static_cast<size_t>(s.part)]), Step::Add); break;
       }
     }
     return x;
@@ -205,7 +213,7 @@ class Expander {
     uint64_t ia = 0, ib = 0;
     for (uint64_t k = 0; k < n; ++k) {
       const float a = x.values[ia], c = b.values[ib];
-      result[k] = kind == Step::Mul ? a * c : kind == Step::Add ? a + c : a - c;
+      result[k] = kind == Step::Mul ? a * c : kind == Step::Add ? a + c : kind == Step::Sub ? a - c : kind == Step::Div ? a / c : std::fmod(a, c);
       for (size_t d = rank; d-- > 0;) {  // advance the multi-index
         ia += sa[d];
         ib += sb[d];
@@ -326,6 +334,7 @@ class ExpandPlanner {
       const NodeInfo& n = index_.nodes[k];
       for (size_t i = 0; i < n.inputs.size(); ++i) readers_[n.inputs[i]].push_back(static_cast<int32_t>(k));
       if (n.value_tensor >= 0 && !n.outputs.empty()) constants_[key(n.graph, n.outputs[0])] = n.value_tensor;
+      for (const std::string& out : n.outputs) producers_[key(n.graph, out)] = static_cast<int32_t>(k);
     }
     for (size_t t = 0; t < index_.tensors.size(); ++t) {
       if (index_.tensors[t].node < 0) constants_[key(index_.tensors[t].graph, index_.tensors[t].name)] = static_cast<int32_t>(t);
@@ -356,7 +365,10 @@ class ExpandPlanner {
       const NodeInfo& n = index_.nodes[id];
       if (!n.domain.empty() || n.inputs.empty() || n.outputs.size() != 1) continue;
       const int32_t codes = constant(g, n.inputs[0]);
-      if (codes < 0 || !is_integer_type(index_.tensors[codes].data_type)) continue;
+      if (codes < 0) continue;
+      const int32_t codes_type = index_.tensors[codes].data_type;
+      const bool half = codes_type == onnx::kFloat16 || codes_type == onnx::kBfloat16;
+      if (!is_integer_type(codes_type) && !(half && n.op_type == "Cast")) continue;
       if (sole_reader(g, n.inputs[0]) != id) continue;  // codes read elsewhere too: they must stay
       Chain c;
       c.graph = g;
@@ -375,11 +387,16 @@ class ExpandPlanner {
       } else if (n.op_type == "Cast") {
         Step s{Step::CastTo, id};
         s.to = static_cast<int32_t>(cast_to(n));
-        // Cast alone is not a dequantization: a Mul must follow (or, for indices, a Gather).
+        // Cast alone is not a dequantization: a Mul must follow (or the Add of low bits, or, for
+        // indices, a Gather); except the Cast of a float16 constant to float32 (a small tensor).
         const int32_t next = sole_reader(g, value);
         const std::string next_op = next >= 0 ? index_.nodes[next].op_type : "";
         const bool to_float = onnx::is_float_weight_type(s.to);
-        if (!(to_float && next_op == "Mul") && !((s.to == onnx::kInt32 || s.to == onnx::kInt64) && next_op == "Gather")) continue;
+        const bool low_bits = next_op == "Add" && adds_part(g, next, value);
+        if (half ? !(s.to == onnx::kFloat || s.to == onnx::kDouble)
+                 : !(to_float && (next_op == "Mul" || low_bits)) && !((s.to == onnx::kInt32 || s.to == onnx::kInt64) && next_op == "Gather")) {
+          continue;
+        }
         c.steps.push_back(s);
         c.out_type = to_float ? s.to : onnx::kFloat;
       } else {
@@ -400,7 +417,14 @@ class ExpandPlanner {
           if (m.op_type == "Sub" && other == 0) break;  // const - x is not handled
           s.kind = m.op_type == "Mul" ? Step::Mul : m.op_type == "Add" ? Step::Add : Step::Sub;
           s.constant = constant(g, m.inputs[other]);
-          if (s.constant < 0 || !onnx::is_float_weight_type(index_.tensors[s.constant].data_type)) break;
+          Chain part;
+          if (s.constant < 0 && s.kind == Step::Add && part_of(g, m.inputs[other], next, part)) {
+            s.kind = Step::AddPart;
+            s.part = static_cast<int32_t>(c.parts.size());
+            c.parts.push_back(std::move(part));
+          } else if (s.constant < 0 || !onnx::is_float_weight_type(index_.tensors[s.constant].data_type)) {
+            break;
+          }
         } else if (m.op_type == "Gather") {
           if (m.inputs.size() != 2 || m.inputs[1] != value || m.axis != 0) break;
           s.kind = Step::Lookup;
@@ -426,16 +450,74 @@ class ExpandPlanner {
         c.steps.push_back(s);
         value = m.outputs[0];
       }
-      if (c.steps.size() < (n.op_type == "Cast" ? 2u : 1u)) continue;
+      if (c.steps.size() < (n.op_type == "Cast" && !half ? 2u : 1u)) continue;
       if (c.steps[0].kind == Step::CastTo && !onnx::is_float_weight_type(c.steps[0].to) &&
           (c.steps.size() < 2 || c.steps[1].kind != Step::Lookup)) {
         continue;
       }
       c.output = value;
       if (!plan_dims(c)) continue;
-      for (const Step& s : c.steps) taken_.insert(s.node);
+      take(c);
       chains.push_back(std::move(c));
     }
+  }
+
+  void take(const Chain& c) {
+    for (const Step& s : c.steps) taken_.insert(s.node);
+    for (const Chain& part : c.parts) take(part);
+  }
+
+  // Whether `value` is the Add node `add`'s operand and its other operand a part (see part_of).
+  bool adds_part(int32_t g, int32_t add, const std::string& value) {
+    const NodeInfo& m = index_.nodes[add];
+    if (m.inputs.size() != 2 || !m.domain.empty()) return false;
+    Chain part;
+    return part_of(g, m.inputs[m.inputs[0] == value ? 1 : 0], add, part);
+  }
+
+  // A chain of its own ending at `value`, which only node `reader` reads: Cast of an integer
+  // constant to float, then Div, Mod, Mul, Add, Sub with constants, Floor and Reshape (the low bits
+  // of codes over 8 bits). Found walking back from `value`.
+  bool part_of(int32_t g, std::string value, int32_t reader, Chain& part) {
+    std::vector<Step> back;
+    for (int depth = 0; depth < 8; ++depth) {
+      if (sole_reader(g, value) != reader) return false;
+      auto it = producers_.find(key(g, value));
+      if (it == producers_.end() || taken_.count(it->second)) return false;
+      const int32_t p = it->second;
+      const NodeInfo& m = index_.nodes[p];
+      if (!m.domain.empty() || m.outputs.size() != 1 || m.inputs.empty()) return false;
+      Step s{Step::Floor, p};
+      if (m.op_type == "Cast") {
+        part.codes = constant(g, m.inputs[0]);
+        if (part.codes < 0 || !is_integer_type(index_.tensors[part.codes].data_type) || sole_reader(g, m.inputs[0]) != p ||
+            !onnx::is_float_weight_type(static_cast<int32_t>(m.to))) {
+          return false;
+        }
+        s.kind = Step::CastTo;
+        s.to = static_cast<int32_t>(m.to);
+        back.push_back(s);
+        part.graph = g;
+        part.steps.assign(back.rbegin(), back.rend());
+        part.output = value;
+        return plan_dims(part);
+      }
+      if (m.op_type == "Floor") {
+        if (m.inputs.size() != 1) return false;
+      } else {
+        static const std::pair<const char*, Step::Kind> binary[] = {
+            {"Div", Step::Div}, {"Mod", Step::Mod}, {"Mul", Step::Mul}, {"Add", Step::Add}, {"Sub", Step::Sub}, {"Reshape", Step::Reshape}};
+        auto op = std::find_if(std::begin(binary), std::end(binary), [&](const auto& b) { return m.op_type == b.first; });
+        if (op == std::end(binary) || m.inputs.size() != 2 || (op->second == Step::Mod && m.fmod != 1)) return false;
+        s.kind = op->second;
+        s.constant = constant(g, m.inputs[1]);
+        if (s.constant < 0) return false;
+      }
+      back.push_back(s);
+      reader = p;
+      value = m.inputs[0];
+    }
+    return false;
   }
 
   static int64_t dq_axis(const NodeInfo& n) { return n.has_axis ? n.axis : 1; }  // DequantizeLinear's default
@@ -446,9 +528,11 @@ class ExpandPlanner {
   bool plan_dims(Chain& c) {
     std::vector<int64_t> dims = index_.tensors[c.codes].dims;
     for (const Step& s : c.steps) {
-      if (s.kind == Step::Mul || s.kind == Step::Add || s.kind == Step::Sub) {
+      if (s.kind == Step::Mul || s.kind == Step::Add || s.kind == Step::Sub || s.kind == Step::Div || s.kind == Step::Mod ||
+          s.kind == Step::AddPart) {
         std::vector<int64_t> out;
-        if (!broadcast(dims, index_.tensors[s.constant].dims, out)) return false;
+        const std::vector<int64_t>& other = s.kind == Step::AddPart ? c.parts[static_cast<size_t>(s.part)].out_dims : index_.tensors[s.constant].dims;
+        if (!broadcast(dims, other, out)) return false;
         dims = out;
       } else if (s.kind == Step::Reshape) {
         std::vector<int64_t> shape = expander_.load_shape(s.constant);
@@ -495,20 +579,7 @@ class ExpandPlanner {
     }
     plan.edits.push_back(std::move(e));
     removed_.insert(c.codes);
-    for (const Step& s : c.steps) {
-      remove_field(index_.nodes[s.node].field, g.container, plan);
-      for (int32_t t : {s.constant, s.zero}) {
-        if (t < 0 || removed_.count(t) || kept_.count(t)) continue;
-        if (still_read(index_.tensors[t])) {  // once per tensor: chains may share their scales
-          kept_.insert(t);
-          continue;
-        }
-        removed_.insert(t);
-        const TensorInfo& x = index_.tensors[t];
-        remove_field(x.node >= 0 ? index_.nodes[x.node].field : x.field, index_.graphs[x.graph].container, plan);
-        remove_input(x, plan);
-      }
-    }
+    remove_steps(c, g, plan);
     if (codes.node < 0) remove_input(codes, plan);
     TensorReport r;
     r.name = c.output;
@@ -522,6 +593,32 @@ class ExpandPlanner {
     r.scheme = "expanded";
     r.exact = true;
     plan.report.tensors.push_back(r);
+  }
+
+  // The chain's nodes, its constants that nothing else reads, and its parts with their codes.
+  void remove_steps(const Chain& c, const GraphInfo& g, Plan& plan) {
+    for (const Step& s : c.steps) {
+      remove_field(index_.nodes[s.node].field, g.container, plan);
+      if (s.kind == Step::AddPart) {
+        const Chain& part = c.parts[static_cast<size_t>(s.part)];
+        const TensorInfo& codes = index_.tensors[part.codes];
+        removed_.insert(part.codes);
+        remove_field(codes.node >= 0 ? index_.nodes[codes.node].field : codes.field, g.container, plan);
+        remove_input(codes, plan);
+        remove_steps(part, g, plan);
+      }
+      for (int32_t t : {s.constant, s.zero}) {
+        if (t < 0 || removed_.count(t) || kept_.count(t)) continue;
+        if (still_read(index_.tensors[t])) {  // once per tensor: chains may share their scales
+          kept_.insert(t);
+          continue;
+        }
+        removed_.insert(t);
+        const TensorInfo& x = index_.tensors[t];
+        remove_field(x.node >= 0 ? index_.nodes[x.node].field : x.field, index_.graphs[x.graph].container, plan);
+        remove_input(x, plan);
+      }
+    }
   }
 
   // Tensors left in external data files would be looked for beside the result, wherever it is
@@ -577,6 +674,7 @@ class ExpandPlanner {
   Expander& expander_;
   std::map<std::string, std::vector<int32_t>> readers_;
   std::map<std::string, int32_t> constants_;
+  std::map<std::string, int32_t> producers_;  // graph/name -> the node that outputs it
   std::set<std::string> graph_outputs_;
   std::set<int32_t> taken_, removed_, kept_;
   std::set<uint64_t> removed_fields_;

@@ -353,6 +353,7 @@ class Walker {
       else if (name == "transBatchA" || name == "transBatchB") n.trans_batch = n.trans_batch || v != 0;
       else if (name == "to") n.to = v;
       else if (name == "block_size") n.block_size = v;
+      else if (name == "fmod") n.fmod = v;
     }
     if (name == "perm" && n.op_type == "Transpose") {
       n.has_perm = true;

@@ -64,6 +64,7 @@ struct NodeInfo {
   bool has_perm = false;       // Transpose: without one, the axes are reversed
   std::vector<int64_t> perm;  // (empty when the list was too long to keep: no valid perm)
   int64_t to = 0;          // Cast
+  int64_t fmod = 0;        // Mod
   int64_t block_size = 0;  // DequantizeLinear
   std::string equation;    // Einsum
   int32_t value_tensor = -1;  // Constant: its `value` tensor

@@ -39,6 +39,8 @@ struct Int8Layout {
   int64_t factor_axis = -1;      // separable: the axis of the second factor
   int factor_power = 0;          // separable: factor = max|x| along factor_axis, to the power /4
   bool codebook = false;         // codes index `table`; factor along `axis` (power 4)
+  int32_t low_bits = 0;          // uniform and separable: bits of each code below its top 8, stored
+                                 // packed apart (fold form only; see kernels::Int8Params)
   uint32_t draw = 0;             // Options::rounding_draw
   uint64_t salt = 0;             // decorrelates the draws of different tensors
   std::vector<int64_t> code_dims, scale_dims, factor_dims;  // stored shapes
@@ -46,6 +48,7 @@ struct Int8Layout {
   double noise = 0;              // estimated sum of squared errors (for the choice)
   std::string scheme() const;    // "tensor", "channel", "block", "separable", "codebook"
   uint64_t factor_count() const;
+  uint64_t packed_low_bytes(uint64_t elements) const { return elements * static_cast<uint64_t>(low_bits) / 8; }
 };
 
 // The grouping for `form`: per tensor, per slice along `axis`, or blocks of `block` along the
@@ -59,6 +62,10 @@ Int8Layout uniform_layout(const std::vector<int64_t>& dims, int64_t axis, uint32
 // one is estimated to be 6 dB more accurate.
 Int8Layout choose_int8_layout(const uint8_t* x, const std::vector<int64_t>& dims, int64_t out_axis, int64_t in_axis,
                               Form form, bool search);
+
+// The SQNR (dB) a uniform or separable layout is expected to give `x` with 8-bit codes, estimated
+// from a sample of its slices: for ordering tensors by it.
+double estimate_sqnr_db(const Int8Layout& l, const uint8_t* x, const std::vector<int64_t>& dims);
 
 // The group of the value at storage index k.
 uint64_t group_of(const Int8Layout& l, uint64_t k);

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <set>
 #include <map>
+#include <queue>
 
 #include "kernels/kernels.h"
 #include "opset.h"
@@ -51,7 +52,7 @@ Message node(const std::string& op_type, const std::string& name, const std::vec
   Message m;
   for (const std::string& s : inputs) m.string(onnx::node::kInput, s);
   for (const std::string& s : outputs) m.string(onnx::node::kOutput, s);
-  m.string(onnx::node::kName, name);
+  if (!name.empty()) m.string(onnx::node::kName, name);
   m.string(onnx::node::kOpType, op_type);
   for (const Attribute& a : attributes) {
     Message attr;
@@ -193,6 +194,7 @@ struct Stored {
   Message message;
   int32_t type;
   std::vector<int64_t> dims;
+  bool anonymous = false;  // as a Constant node: one without a name (the low bits' parts)
 };
 
 class Planner {
@@ -206,8 +208,10 @@ class Planner {
     if (options_.mode == Mode::Int8) check_int8_opset();
     choose_items();
     if (options_.mode == Mode::Int8 && options_.form == Form::Dq) plan_opset();
-    build_edits();
-    plan_.output_size = finish_layout(index_, plan_.edits);
+    if (!(options_.mode == Mode::Int8 && options_.bits == 0 && allocate_low_bits())) {
+      build_edits();
+      plan_.output_size = finish_layout(index_, plan_.edits);
+    }
     if (plan_.output_size > kProtobufLimit) {
       throw Error(ErrorCode::TooLarge, "the result would be " + std::to_string(plan_.output_size) +
                                            " bytes, over the 2 GB limit of a protobuf file: write external data");
@@ -513,7 +517,7 @@ class Planner {
 
   void choose_items() {
     uint64_t candidate_bytes = 0;
-    std::vector<int32_t> candidates;
+    std::vector<int32_t> candidates, small;
     Report& r = plan_.report;
     for (size_t k = 0; k < index_.tensors.size(); ++k) {
       const TensorInfo& t = index_.tensors[k];
@@ -521,6 +525,7 @@ class Planner {
       if (t.elements < options_.min_elements) {
         r.small_tensors += 1;
         r.small_tensor_bytes += TensorData::raw_size(t);
+        small.push_back(static_cast<int32_t>(k));
         continue;
       }
       candidates.push_back(static_cast<int32_t>(k));
@@ -545,6 +550,8 @@ class Planner {
       tr.reason = defined_twice(t) ? "its name is given to another tensor of the same graph" : keep_reason(t, readers);
       Int8Layout layout;
       std::string note;
+      bool low_bits_allowed = false;
+      double sqnr_estimate = 0;
       if (tr.reason.empty()) {
         // Read it once now: NaN or infinity would make every scale meaningless. The 8-bit scheme
         // is chosen now too, since it decides the size of what replaces the tensor.
@@ -569,6 +576,11 @@ class Planner {
           layout = int8_layout(t, readers, values, note);
           layout.draw = options_.rounding_draw;
           layout.salt = static_cast<uint64_t>(k);
+          low_bits_allowed = may_take_low_bits(t, layout, std::max(std::fabs(lo), std::fabs(hi)));
+          // The allocation of auto bits goes by it: estimated now, while the values are at hand.
+          if (low_bits_allowed && options_.bits == 0 && options_.small != SmallTensors::Keep) {
+            sqnr_estimate = estimate_sqnr_db(layout, values, t.dims);
+          }
         }
       }
       scanned += TensorData::raw_size(t);
@@ -580,9 +592,12 @@ class Planner {
       Item item;
       item.tensor = k;
       item.form = options_.form;
+      item.low_bits_allowed = low_bits_allowed;
+      item.sqnr_estimate = sqnr_estimate;
       if (options_.mode == Mode::Int8) {
         item.action = Action::Int8;
         item.layout = std::move(layout);
+        if (low_bits_allowed && options_.bits > 8) item.layout.low_bits = static_cast<int32_t>(options_.bits) - 8;
         const Int8Layout& l = item.layout;
         tr.scheme = l.scheme();
         tr.axis = l.axis;
@@ -606,10 +621,144 @@ class Planner {
       changed_.insert(k);
       plan_.items.push_back(std::move(item));
     }
+    choose_small(small);
+  }
+
+  // Small float32 tensors stored as float16 (SmallTensors), as items of their own among the others
+  // (in tensor order, as build_edits expects).
+  void choose_small(const std::vector<int32_t>& small) {
+    const bool any_large = !plan_.items.empty();
+    const bool wanted = options_.mode == Mode::Int8 &&
+                        (options_.small == SmallTensors::Fp16 ||
+                         (options_.small == SmallTensors::Auto && any_large && options_.scheme != Scheme::Tensor));
+    if (!wanted) return;
+    std::vector<Item> items;
+    size_t large = 0;
+    for (int32_t k : small) {
+      const TensorInfo& t = index_.tensors[k];
+      if (t.data_type != onnx::kFloat || defined_twice(t) || !keep_reason(t, consumers(t)).empty()) continue;
+      // Worth a Cast node (its float16 tensor takes a short name: about 30 bytes more in all).
+      if (t.elements < 64) continue;
+      data_.check(t);
+      if (!fits_float16(data_.floats(t), t.elements)) continue;
+      while (large < plan_.items.size() && plan_.items[large].tensor < k) items.push_back(std::move(plan_.items[large++]));
+      items.emplace_back();
+      items.back().tensor = k;
+      items.back().action = Action::Half;
+      changed_.insert(k);
+    }
+    while (large < plan_.items.size()) items.push_back(std::move(plan_.items[large++]));
+    plan_.items.swap(items);
+  }
+
+  // Whether float16 holds the n values well: none past its range, integer values (indices,
+  // positions, counts) exactly, and the whole to 60 dB (values in its subnormals keep fewer bits:
+  // a tensor of many such fails that).
+  static bool fits_float16(const uint8_t* x, uint64_t n) {
+    double signal = 0, noise = 0;
+    bool integers = true, exact = true;
+    for (uint64_t k = 0; k < n; ++k) {
+      const float v = kernels::load_f32(x + 4 * k), a = std::fabs(v);
+      if (!(a <= 65504.0f)) return false;
+      const float h = kernels::half_to_float(kernels::float_to_half(v));
+      signal += double(v) * v;
+      noise += (double(v) - h) * (double(v) - h);
+      integers = integers && v == std::nearbyint(v);
+      exact = exact && v == h;
+    }
+    if (integers) return exact;
+    return noise <= signal * 1e-6;
+  }
+
+  // Low bits (Options::bits) need the fold form's float offsets, a uniform or separable layout, Mod
+  // (opset 10) where the nodes go, whole bytes of them (n a multiple of 8), and values well inside
+  // their type's range (so that no code needs moving inward: saturation.h).
+  bool may_take_low_bits(const TensorInfo& t, const Int8Layout& l, float largest) const {
+    if (options_.form != Form::Fold || l.seed || l.codebook || t.elements == 0 || t.elements % 8 != 0) return false;
+    if (!(largest <= onnx::largest_finite(t.data_type) / 4)) return false;
+    int32_t g = t.graph;
+    while (index_.graphs[g].parent_node >= 0) g = index_.nodes[index_.graphs[g].parent_node].graph;
+    const int64_t opset = index_.graphs[g].function ? index_.graphs[g].function_opset : index_.opset("");
+    return opset >= 10;
   }
 
   void report_progress(double fraction) {
     if (progress_ && !progress_(fraction, "reading")) throw Error(ErrorCode::Cancelled, "cancelled");
+  }
+
+  // --- auto bits ---------------------------------------------------------------------------
+
+  // Options::bits 0: the bytes the float16 small tensors save go to low bits of the 8-bit codes.
+  // Each next bit goes to the tensor whose estimated SQNR is lowest at that point (water-filling:
+  // relative to its tensor, the error a bit halves is largest there), up to a 10th, as long as it
+  // fits. Sizes come from estimates, then from laying out the output for real: the result is never
+  // larger than with 8 bits and the small tensors left alone. Returns whether it laid out the
+  // output (plan_.edits and output_size are then final).
+  bool allocate_low_bits() {
+    using Level = std::pair<double, int32_t>;  // estimated SQNR with the bits so far, item
+    std::priority_queue<Level, std::vector<Level>, std::greater<Level>> next;
+    bool any_half = false;
+    for (size_t i = 0; i < plan_.items.size(); ++i) {
+      if (plan_.items[i].action == Action::Half) any_half = true;
+      if (plan_.items[i].low_bits_allowed) next.push({plan_.items[i].sqnr_estimate, static_cast<int32_t>(i)});
+    }
+    if (!any_half || next.empty()) return false;
+    const Mark mark = this->mark();
+    skip_halves_ = true;
+    const uint64_t plain = layout_then_undo(mark);
+    skip_halves_ = false;
+    const uint64_t with_halves = layout_then_undo(mark);
+    uint64_t budget = plain > with_halves ? plain - with_halves : 0;
+    std::vector<int32_t> steps;  // each raised one bit, in order
+    while (!next.empty()) {
+      const Level top = next.top();
+      next.pop();
+      Item& item = plan_.items[top.second];
+      const TensorInfo& t = index_.tensors[item.tensor];
+      // The packed bits and, with the first, the nodes and constants that add them (about 420
+      // bytes and a name; the layout below settles it). What does not fit now never will.
+      const uint64_t cost = t.elements / 8 + (item.layout.low_bits == 0 ? 420 + t.name.size() : 0);
+      if (cost > budget) continue;
+      budget -= cost;
+      item.layout.low_bits += 1;
+      steps.push_back(top.second);
+      if (item.layout.low_bits < 2) next.push({top.first + 6.02, top.second});
+    }
+    for (;;) {
+      build_edits();
+      plan_.output_size = finish_layout(index_, plan_.edits);
+      if (plan_.output_size <= plain || steps.empty()) return true;
+      undo(mark);
+      plan_.items[steps.back()].layout.low_bits -= 1;
+      steps.pop_back();
+    }
+  }
+
+  // What build_edits changes, to lay out a plan and then take it back.
+  struct Mark {
+    size_t items, names, removed_inputs;
+    uint64_t cursor;
+  };
+  Mark mark() const { return {plan_.items.size(), added_names_.size(), plan_.report.removed_inputs.size(), external_cursor_}; }
+  void undo(const Mark& m) {
+    plan_.items.resize(m.items);  // relocations
+    while (added_names_.size() > m.names) {
+      const AddedName& a = added_names_.back();
+      names_.erase(a.name);
+      suffix_[a.base] = a.suffix;
+      added_names_.pop_back();
+    }
+    plan_.report.removed_inputs.resize(m.removed_inputs);
+    external_cursor_ = m.cursor;
+    plan_.edits.clear();
+    input_edits_.clear();
+    perm_added_.clear();
+  }
+  uint64_t layout_then_undo(const Mark& m) {
+    build_edits();
+    const uint64_t size = finish_layout(index_, plan_.edits);
+    undo(m);
+    return size;
   }
 
   // --- opset -------------------------------------------------------------------------------
@@ -654,8 +803,10 @@ class Planner {
   std::string unique(const std::string& base) {
     std::string name = base;
     int32_t& k = suffix_[base];
+    const int32_t before = k;
     while (names_.count(name)) name = base + "_" + std::to_string(++k);
     names_.insert(name);
+    added_names_.push_back({name, base, before});
     return name;
   }
 
@@ -697,6 +848,7 @@ class Planner {
     for (int32_t i : order) {
       const Action action = plan_.items[i].action;
       if (action == Action::Int8) int8_edits(i, inserts);
+      else if (action == Action::Half && !skip_halves_) half_edits(i, inserts);
       else data_edit(i, action == Action::Palette ? PayloadKind::Palette : PayloadKind::Copy);
     }
     for (size_t g = 0; g < inserts.size(); ++g) {
@@ -764,6 +916,14 @@ class Planner {
       return name;
     };
     const std::string codes = store("::codes", l.codebook ? onnx::kUint8 : onnx::kInt8, l.code_dims, PayloadKind::Codes, t.elements);
+    const int64_t per_byte = l.low_bits ? 8 / l.low_bits : 0;
+    std::string low;
+    if (l.low_bits) {
+      low = unique("lb" + std::to_string(i) + ".p");
+      Message m = build::tensor(low, onnx::kUint8, {static_cast<int64_t>(t.elements) / per_byte, 1});
+      build::data(m, payload(PayloadKind::LowBits, i, l.packed_low_bytes(t.elements), !constant), options_.external_location);
+      stored.push_back({low, std::move(m), onnx::kUint8, {static_cast<int64_t>(t.elements) / per_byte, 1}, true});
+    }
     std::string scale, third, table, factors, shape;
     if (l.codebook) {
       table = store("::table", onnx::kFloat, {256}, PayloadKind::Table, 4 * 256);
@@ -785,6 +945,7 @@ class Planner {
     const std::string prefix = w + "::dequantize/";
     std::vector<Message> nodes;
     std::string current;
+    const std::string low_values = l.low_bits ? low_bits_nodes(i, low, per_byte, l, stored, nodes) : std::string();
     struct Step {
       std::string op;
       std::vector<std::string> extra;  // inputs after the running value
@@ -797,6 +958,7 @@ class Planner {
       steps.push_back({"Gather", {}, {}});  // Gather(table, indices): the table comes first
     } else if (fold) {
       steps.push_back({"Cast", {}, {{"to", onnx::kFloat}}});
+      if (l.low_bits) steps.push_back({"Add", {low_values}, {}});
       steps.push_back({"Mul", {scale}, {}});
       steps.push_back({"Add", {third}, {}});
     } else {
@@ -813,10 +975,12 @@ class Planner {
     for (size_t k = 0; k < steps.size(); ++k) {
       const Step& s = steps[k];
       const bool last = k + 1 == steps.size();
-      const std::string out = last ? w : unique(w + "::" + std::to_string(k) + "_" + s.op);
+      // The Add of the low bits is theirs: short and unnamed, as their other nodes.
+      const bool adds_low = !low_values.empty() && s.extra.size() == 1 && s.extra[0] == low_values;
+      const std::string out = last ? w : adds_low ? unique("lb" + std::to_string(i) + ".a") : unique(w + "::" + std::to_string(k) + "_" + s.op);
       std::vector<std::string> inputs = s.op == "Gather" ? std::vector<std::string>{table, current} : std::vector<std::string>{current};
       if (s.op != "Gather") inputs.insert(inputs.end(), s.extra.begin(), s.extra.end());
-      nodes.push_back(build::node(s.op, unique(prefix + s.op), inputs, {out}, s.attributes));
+      nodes.push_back(build::node(s.op, adds_low ? std::string() : unique(prefix + s.op), inputs, {out}, s.attributes));
       current = out;
     }
 
@@ -825,9 +989,11 @@ class Planner {
     e.end = constant ? index_.nodes[t.node].field.end : t.field.end;
     e.container = index_.graphs[t.graph].container;
     if (constant) {
-      // A Constant node becomes Constant nodes for the stored tensors followed by the chain, in place.
+      // A Constant node becomes Constant nodes for the stored tensors followed by the chain, in place
+      // (those of the low bits unnamed, as their nodes: bytes that buy the model nothing).
       for (const Stored& st : stored) {
-        const Message node = build::node("Constant", unique(prefix + "Constant"), {}, {st.name}, {{"value", 0, &st.message}});
+        const std::string name = st.anonymous ? std::string() : unique(prefix + "Constant");
+        const Message node = build::node("Constant", name, {}, {st.name}, {{"value", 0, &st.message}});
         e.chunks.push_back(node.as_field(index_.graphs[t.graph].node_field));
       }
       for (const Message& n : nodes) e.chunks.push_back(n.as_field(index_.graphs[t.graph].node_field));
@@ -838,6 +1004,75 @@ class Planner {
     }
     plan_.edits.push_back(std::move(e));
     if (options_.form == Form::Dq) explicit_perm_edits(t);
+  }
+
+  // The nodes that turn the packed low bits of item i's codes (tensor `low`: [n / per_byte, 1]
+  // bytes) into floats low / 2^bits in the codes' shape, for the chain to add to the codes:
+  //   digit j of byte b = Mod(Floor(b / 2^(j bits)), 2^bits), over [n / per_byte, per_byte], / 2^bits.
+  // Every step is exact in fp32, and onnxruntime folds it at load with the rest of the chain. Its
+  // constants are added to `stored`; returns the name of the result. Names are short ("lb<item>.*"),
+  // and the nodes unnamed: on a model of long names they would cost more than the bits they carry.
+  std::string low_bits_nodes(int32_t i, const std::string& low, int64_t per_byte, const Int8Layout& l,
+                             std::vector<Stored>& stored, std::vector<Message>& nodes) {
+    const std::string tag = "lb" + std::to_string(i);
+    const float base = static_cast<float>(1 << l.low_bits);
+    std::string digits_raw(4 * static_cast<size_t>(per_byte), '\0');
+    for (int64_t j = 0; j < per_byte; ++j) {
+      const float d = static_cast<float>(1u << (j * l.low_bits));
+      std::memcpy(&digits_raw[4 * static_cast<size_t>(j)], &d, 4);
+    }
+    std::string base_raw(4, '\0'), shape_raw(8 * l.code_dims.size(), '\0');
+    std::memcpy(&base_raw[0], &base, 4);
+    for (size_t d = 0; d < l.code_dims.size(); ++d) std::memcpy(&shape_raw[8 * d], &l.code_dims[d], 8);
+    const int64_t rank = static_cast<int64_t>(l.code_dims.size());
+    auto constant = [&](const char* suffix, int32_t type, const std::vector<int64_t>& dims, const std::string& raw) {
+      const std::string name = unique(tag + suffix);
+      stored.push_back({name, literal_tensor(name, type, dims, raw), type, dims, true});
+      return name;
+    };
+    const std::string digits = constant(".d", onnx::kFloat, {1, per_byte}, digits_raw);
+    const std::string m = constant(".m", onnx::kFloat, {}, base_raw);
+    const std::string shape = constant(".s", onnx::kInt64, {rank}, shape_raw);
+    std::string value = low;
+    auto node = [&](const char* op, std::vector<std::string> inputs, std::vector<build::Attribute> attributes = {}) {
+      const std::string out = unique(tag + "." + std::to_string(nodes.size()));
+      nodes.push_back(build::node(op, "", inputs, {out}, attributes));
+      value = out;
+    };
+    node("Cast", {value}, {{"to", onnx::kFloat}});
+    node("Div", {value, digits});
+    node("Floor", {value});
+    node("Mod", {value, m}, {{"fmod", 1}});
+    node("Div", {value, m});
+    node("Reshape", {value, shape});
+    return value;
+  }
+
+  // A small float32 tensor (Action::Half) becomes a float16 one read through a Cast to float32,
+  // which gives the original name its value again.
+  void half_edits(int32_t i, std::vector<std::vector<Chunk>>& inserts) {
+    const TensorInfo& t = index_.tensors[plan_.items[i].tensor];
+    const bool constant = t.node >= 0;
+    const std::string half = unique("hf" + std::to_string(i));  // short: the Cast gives back the long name
+    Message m = build::tensor(half, onnx::kFloat16, t.dims);
+    build::data(m, payload(PayloadKind::Half, i, 2 * t.elements, !constant), options_.external_location);
+    const Message cast = build::node("Cast", "", {half}, {t.name}, {{"to", onnx::kFloat}});
+    Edit e;
+    e.container = index_.graphs[t.graph].container;
+    if (constant) {
+      const int32_t field = index_.graphs[t.graph].node_field;
+      e.begin = index_.nodes[t.node].field.begin;
+      e.end = index_.nodes[t.node].field.end;
+      e.chunks.push_back(build::node("Constant", index_.nodes[t.node].name, {}, {half}, {{"value", 0, &m}}).as_field(field));
+      e.chunks.push_back(cast.as_field(field));
+    } else {
+      e.begin = t.field.begin;
+      e.end = t.field.end;
+      e.chunks.push_back(m.as_field(onnx::graph::kInitializer));
+      inserts[t.graph].push_back(cast.as_field(onnx::graph::kNode));
+      graph_input_edit(t, {{half, Message(), onnx::kFloat16, t.dims, false}});
+    }
+    plan_.edits.push_back(std::move(e));
   }
 
   // onnxruntime (1.30) aborts loading a model where a per-axis DequantizeLinear feeds a Transpose
@@ -908,6 +1143,20 @@ class Planner {
     Report& r = plan_.report;
     r.model_bytes_after = plan_.output_size;
     r.external_bytes_after = plan_.external_size;
+    r.small_tensor_bytes_after = r.small_tensor_bytes;
+    for (const Item& item : plan_.items) {
+      const TensorInfo& t = index_.tensors[item.tensor];
+      if (item.action == Action::Half) {
+        ++r.small_tensors_fp16;
+        r.small_tensor_bytes_after -= 2 * t.elements;
+      }
+      if (item.action != Action::Int8 || item.report < 0) continue;
+      const Int8Layout& l = item.layout;
+      TensorReport& tr = r.tensors[item.report];
+      tr.bits = 8 + static_cast<uint32_t>(l.low_bits);
+      // The packed bits and their three constants (digits, base, shape).
+      if (l.low_bits) tr.bytes_after += l.packed_low_bytes(t.elements) + 4 * static_cast<uint64_t>(8 / l.low_bits) + 4 + 8 * l.code_dims.size();
+    }
     for (const TensorReport& t : r.tensors) {
       if (!t.changed) continue;
       ++r.tensors_changed;
@@ -934,6 +1183,12 @@ class Planner {
   std::vector<int32_t> subtree_end_;     // graph -> one past its last nested subgraph
   std::set<std::string> defined_twice_;  // "name\ngraph" of tensors whose name is given twice
   std::set<int32_t> perm_added_;  // Transpose nodes given an explicit perm
+  struct AddedName {
+    std::string name, base;
+    int32_t suffix;  // suffix_[base] before
+  };
+  std::vector<AddedName> added_names_;  // by unique(), in order (to take a layout back)
+  bool skip_halves_ = false;  // lay out without the float16 small tensors
   std::vector<Edit> input_edits_;
   int64_t raised_opset_ = 0;
   uint64_t external_cursor_ = 0;

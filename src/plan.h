@@ -11,7 +11,7 @@
 
 namespace onnx_shrink {
 
-enum class Action : uint8_t { Int8, Palette, Copy };
+enum class Action : uint8_t { Int8, Palette, Copy, Half };
 
 struct Item {
   int32_t tensor = -1;
@@ -21,6 +21,8 @@ struct Item {
   palette::Choice choice = palette::Choice::Auto;
   uint32_t levels = 0;
   int32_t report = -1;  // its entry in Report::tensors, or -1
+  double sqnr_estimate = 0;  // int8 with low bits allowed: estimated SQNR with 8 bits (allocation order)
+  bool low_bits_allowed = false;
 };
 
 struct Plan {

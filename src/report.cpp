@@ -162,6 +162,8 @@ std::string to_json(const Report& r) {
   j.key("tensorsChanged"), j.unsigned_integer(r.tensors_changed);
   j.key("smallTensors"), j.unsigned_integer(r.small_tensors);
   j.key("smallTensorBytes"), j.unsigned_integer(r.small_tensor_bytes);
+  j.key("smallTensorsFp16"), j.unsigned_integer(r.small_tensors_fp16);
+  j.key("smallTensorBytesAfter"), j.unsigned_integer(r.small_tensor_bytes_after);
   j.close('}');
   j.key("opsetChanges"), j.array(r.opset_changes, [&](const OpsetChange& c) {
     j.open('{');
@@ -191,6 +193,7 @@ std::string to_json(const Report& r) {
       if (t.factor_axis >= 0) j.key("factorAxis"), j.integer(t.factor_axis);
       if (t.block) j.key("block"), j.unsigned_integer(t.block);
       if (t.levels) j.key("levels"), j.unsigned_integer(t.levels);
+      if (t.bits) j.key("bits"), j.unsigned_integer(t.bits);
       j.key("sqnrDb");
       if (t.exact) j.null();
       else j.number(t.sqnr_db);

@@ -26,7 +26,7 @@ bool within_tolerance(const kernels::ErrorSums& standard, const kernels::ErrorSu
 }  // namespace
 
 void redraw(const Int8Layout& l, const uint8_t* x, uint64_t n, int8_t* out, std::vector<kernels::Int8Params>& params,
-            kernels::ErrorSums& e, const float* row_weights) {
+            kernels::ErrorSums& e, const float* row_weights, uint8_t* low) {
   std::vector<float> shift(l.groups);
   for (uint64_t g = 0; g < l.groups; ++g) shift[g] = draw_shift(l, g);
   for (uint64_t k = 0; k < n; ++k) {
@@ -40,10 +40,12 @@ void redraw(const Int8Layout& l, const uint8_t* x, uint64_t n, int8_t* out, std:
       const uint64_t g = group_at(l, k);
       const kernels::Int8Params& p = params[g];
       const float v = kernels::load_f32(x + 4 * k), offset = p.offset + shift[g] * p.scale;
+      const int32_t first = -128 * (1 << p.bits), last = -first - 1;
       int32_t q = static_cast<int32_t>(std::nearbyint(v * p.inv_scale - shift[g])) + p.zero;
-      q = q < -128 ? -128 : q > 127 ? 127 : q;
+      q = q < first ? first : q > last ? last : q;
       if (pass) {
-        out[k] = static_cast<int8_t>(q);
+        out[k] = static_cast<int8_t>(q >> p.bits);
+        if (p.bits) low[k] = static_cast<uint8_t>(q & ((1 << p.bits) - 1));
         continue;
       }
       const float d = v - (static_cast<float>(q) * p.scale + offset);

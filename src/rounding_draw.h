@@ -25,11 +25,11 @@ namespace onnx_shrink {
 // hash of the draw, the tensor and g.
 float draw_shift(const Int8Layout& l, uint64_t g);
 
-// Codes `out` of the n values `x` (the layout's own domain) rounded again on the shifted grids of
-// draw `l.draw`; `params` get the shifted offsets and `e` the new error sums (terms weighted by
-// `row_weights` per row when given, as the kernels weight them). Left as they were where the
-// draw keeps the standard grid.
+// Codes `out` (and their low bits `low`, when the params have any) of the n values `x` (the
+// layout's own domain) rounded again on the shifted grids of draw `l.draw`; `params` get the
+// shifted offsets and `e` the new error sums (terms weighted by `row_weights` per row when given,
+// as the kernels weight them). Left as they were where the draw keeps the standard grid.
 void redraw(const Int8Layout& l, const uint8_t* x, uint64_t n, int8_t* out, std::vector<kernels::Int8Params>& params,
-            kernels::ErrorSums& e, const float* row_weights);
+            kernels::ErrorSums& e, const float* row_weights, uint8_t* low = nullptr);
 
 }  // namespace onnx_shrink

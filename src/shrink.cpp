@@ -55,6 +55,13 @@ void validate(const Options& o) {
     }
     if (o.block && o.scheme == Scheme::Tensor) bad("block and scheme 'tensor' exclude each other");
   }
+  if (o.bits != 0 && o.bits != 8 && o.bits != 9 && o.bits != 10 && o.bits != 12 && o.bits != 16) {
+    bad("bits must be 8, 9, 10, 12 or 16, or 0 for auto (got " + std::to_string(o.bits) + ")");
+  }
+  if (o.mode == Mode::Palette && o.bits) bad("bits applies to int8 mode; palette mode takes levels");
+  if (o.mode == Mode::Palette && o.small == SmallTensors::Fp16) bad("small applies to int8 mode: palette mode keeps every tensor's type");
+  if (o.bits > 8 && o.form == Form::Dq) bad("bits above 8 need the fold form: DequantizeLinear takes 8-bit codes");
+  if (o.bits > 8 && o.scheme == Scheme::Tensor) bad("scheme 'tensor' is the original tool's 8-bit formula: it takes no bits above 8");
   if (o.rounding_draw && o.mode != Mode::Int8) bad("rounding draw applies to int8 mode");
   if (o.rounding_draw && o.form == Form::Dq) {
     bad("rounding draw needs the fold form: a shifted grid has no integer zero point for DequantizeLinear");

@@ -38,7 +38,11 @@ const char* kUsage =
     "  --scheme S               int8: auto (default) | channel | tensor (the original Shrink Ray);\n"
     "                           palette: auto (default) | kmeans | uniform (the original)\n"
     "  --form fold|dq           int8: Cast->Mul->Add, folded at load (default) | DequantizeLinear\n"
-    "  --min-elements N         leave tensors with fewer values alone (default 16384)\n"
+    "  --bits auto|8|9|10|12|16 int8: bits per value of the codes (default auto: 8, plus a 9th and\n"
+    "                           10th where the bytes --small saves pay for them, never larger)\n"
+    "  --min-elements N         smaller tensors get no 8-bit codes (default 16384)\n"
+    "  --small auto|fp16|keep   int8: float32 tensors under --min-elements stored as float16\n"
+    "                           where that holds them (auto: when large ones are shrunk)\n"
     "  --exclude NAMES          comma-separated tensor names to leave alone\n"
     "  --exclude-nodes NAMES    leave the weights read by these nodes alone\n"
     "  --exclude-ops TYPES      leave the weights read by these op types alone\n"
@@ -344,6 +348,16 @@ Arguments parse(int argc, char** argv) {
       if (v == "fold") a.options.form = onnx_shrink::Form::Fold;
       else if (v == "dq") a.options.form = onnx_shrink::Form::Dq;
       else usage_error("--form takes fold or dq, not '" + v + "'");
+    } else if (arg == "--bits") {
+      const std::string v = value();
+      a.options.bits = v == "auto" ? 0 : static_cast<uint32_t>(std::min<uint64_t>(parse_number(arg, v), 0xffffffffu));
+      if (v != "auto" && a.options.bits == 0) usage_error("--bits takes auto, 8, 9, 10, 12 or 16, not '" + v + "'");
+    } else if (arg == "--small") {
+      const std::string v = value();
+      if (v == "auto") a.options.small = onnx_shrink::SmallTensors::Auto;
+      else if (v == "fp16") a.options.small = onnx_shrink::SmallTensors::Fp16;
+      else if (v == "keep") a.options.small = onnx_shrink::SmallTensors::Keep;
+      else usage_error("--small takes auto, fp16 or keep, not '" + v + "'");
     } else if (arg == "--min-elements") {
       a.options.min_elements = parse_number(arg, value());
     } else if (arg == "--rounding-draw") {

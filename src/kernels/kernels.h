@@ -27,14 +27,18 @@ struct ErrorSums {
   }
 };
 
-// Asymmetric 8-bit parameters of one group of values: q = clamp(round(x * inv_scale) + zero, -128,
-// 127); x' = q * scale + offset, with offset = -(zero * scale) so that x = 0 comes back exactly.
+// Asymmetric parameters of one group of values, 8 + `bits` bits per value: q = clamp(round(x *
+// inv_scale) + zero, -128 * 2^bits, 128 * 2^bits - 1); x' = q * scale + offset, with offset =
+// -(zero * scale) so that x = 0 comes back exactly. With bits > 0 a code is stored as its top 8 bits
+// (q >> bits, int8) and its low bits (q & (2^bits - 1), "low", one byte per value until packed):
+// the graph computes (high + low / 2^bits) * (scale * 2^bits) + offset, the same fp32 value.
 struct Int8Params {
   float scale = 1, inv_scale = 1, offset = 0;
   int32_t zero = 0;
+  int32_t bits = 0;
 };
 // From a group's min and max (the range is widened to include 0).
-Int8Params int8_params(float min, float max);
+Int8Params int8_params(float min, float max, int32_t bits = 0);
 
 // The original Shrink Ray's palette ("float levels"): q = trunc(clip(round(x * inverse * steps) + zero,
 // -half, half - 1)), in float32 as its numpy code computes it; the value is then (q - zero) * scale.
@@ -57,12 +61,14 @@ SeedParams seed_params(float min, float max);
   void minmax(const uint8_t* x, size_t n, float& min, float& max, bool& finite);                              \
   /* Per-column running min/max of a rows x cols matrix (mins/maxs have cols entries). */                      \
   void minmax_columns(const uint8_t* x, size_t rows, size_t cols, float* mins, float* maxs, bool& finite);     \
-  /* 8-bit codes of n values sharing one group's parameters. */                                                \
-  void quantize(const uint8_t* x, size_t n, const Int8Params& p, int8_t* out, ErrorSums& e);                  \
-  /* 8-bit codes of a rows x cols matrix with one group per column (params has cols entries); the error */    \
-  /* terms of row r are weighted by row_weights[r] when given. */                                              \
+  /* Codes of n values sharing one group's parameters: the top 8 bits to `out`, the low bits to `low` */      \
+  /* (when p.bits > 0). */                                                                                     \
+  void quantize(const uint8_t* x, size_t n, const Int8Params& p, int8_t* out, ErrorSums& e,                   \
+                uint8_t* low = nullptr);                                                                       \
+  /* Codes of a rows x cols matrix with one group per column (params has cols entries, all with the same */   \
+  /* bits); the error terms of row r are weighted by row_weights[r] when given. */                             \
   void quantize_columns(const uint8_t* x, size_t rows, size_t cols, const Int8Params* params, int8_t* out,     \
-                        ErrorSums& e, const float* row_weights = nullptr);                                     \
+                        ErrorSums& e, const float* row_weights = nullptr, uint8_t* low = nullptr);             \
   /* The original Shrink Ray's palette level of each value, as q - lowest (see SeedLevels). */                  \
   void seed_levels(const uint8_t* x, size_t n, const SeedLevels& p, int32_t* out);                             \
   /* The original Shrink Ray's codes: clamp(round(x * inv_range32 * 255) + zero). */                           \
@@ -84,13 +90,11 @@ SeedParams seed_params(float min, float max);
   void scale_columns(const uint8_t* x, size_t rows, size_t cols, const float* factors, uint8_t* out);          \
   /* Sums of x^2 and (x - y)^2 over n values. */                                                               \
   void error_sums(const uint8_t* x, const uint8_t* y, size_t n, ErrorSums& e);                                 \
-  /* Error of codes q of values u (one group's parameters), each term weighted by weights[i % period] */     \
-  /* (or by `weight` when weights is null): sums of w u^2 and w (u - (q scale + offset))^2. */               \
+  /* Error of codes q (and their low bits, when p.bits > 0) of values u (one group's parameters), each */    \
+  /* term weighted by weights[i % period] (or by `weight` when weights is null): sums of w u^2 and */        \
+  /* w (u - (q scale + offset))^2. */                                                                          \
   void weighted_error(const uint8_t* u, const int8_t* q, size_t n, const Int8Params& p, const float* weights,    \
-                      size_t period, float weight, ErrorSums& e);                                              \
-  /* The same for a rows x cols matrix with one group per column and a weight per row. */                    \
-  void weighted_error_columns(const uint8_t* u, const int8_t* q, size_t rows, size_t cols, const Int8Params* params, \
-                              const float* row_weights, ErrorSums& e);
+                      size_t period, float weight, ErrorSums& e, const uint8_t* low = nullptr);
 
 namespace scalar {
 ONNX_SHRINK_KERNELS

@@ -9,18 +9,20 @@
 
 namespace onnx_shrink::kernels {
 
-Int8Params int8_params(float min, float max) {
+Int8Params int8_params(float min, float max, int32_t bits) {
   // Widen the range to include 0 so that 0 has an exact code (zero padding and pruned weights
   // stay exactly 0 after the round trip).
   const float lo = min < 0 ? min : 0.0f;
   const float hi = max > 0 ? max : 0.0f;
   Int8Params p;
+  p.bits = bits;
   if (!(hi > lo)) return p;  // all zeros: codes 0, scale 1
-  p.scale = (hi - lo) / 255.0f;
+  const float first = -128.0f * static_cast<float>(1 << bits), last = -first - 1.0f;  // the code range
+  p.scale = (hi - lo) / (last - first);
   if (!(p.scale >= FLT_MIN)) p.scale = FLT_MIN;  // a range so tiny its step underflows
   p.inv_scale = 1.0f / p.scale;
-  const float zero = std::nearbyint(-128.0f - lo * p.inv_scale);
-  p.zero = zero < -128.0f ? -128 : zero > 127.0f ? 127 : static_cast<int32_t>(zero);
+  const float zero = std::nearbyint(first - lo * p.inv_scale);
+  p.zero = static_cast<int32_t>(zero < first ? first : zero > last ? last : zero);
   p.offset = -(static_cast<float>(p.zero) * p.scale);
   return p;
 }
@@ -48,18 +50,17 @@ SeedParams seed_params(float min, float max) {
   return p;
 }
 
-namespace {
-inline int32_t clamp_i8(int32_t q) { return q < -128 ? -128 : q > 127 ? 127 : q; }
-}  // namespace
-
 namespace scalar {
 
-void quantize(const uint8_t* x, size_t n, const Int8Params& p, int8_t* out, ErrorSums& e) {
+void quantize(const uint8_t* x, size_t n, const Int8Params& p, int8_t* out, ErrorSums& e, uint8_t* low) {
+  const int32_t first = -128 * (1 << p.bits), last = -first - 1, mask = (1 << p.bits) - 1;
   double signal = 0, noise = 0;
   for (size_t i = 0; i < n; ++i) {
     const float v = load_f32(x + 4 * i);
-    const int32_t q = clamp_i8(static_cast<int32_t>(std::nearbyint(v * p.inv_scale)) + p.zero);
-    out[i] = static_cast<int8_t>(q);
+    int32_t q = static_cast<int32_t>(std::nearbyint(v * p.inv_scale)) + p.zero;
+    q = q < first ? first : q > last ? last : q;
+    out[i] = static_cast<int8_t>(q >> p.bits);  // arithmetic shift: the floor, for negative codes too
+    if (p.bits) low[i] = static_cast<uint8_t>(q & mask);
     const float d = v - (static_cast<float>(q) * p.scale + p.offset);
     signal += double(v) * v;
     noise += double(d) * d;
@@ -69,10 +70,13 @@ void quantize(const uint8_t* x, size_t n, const Int8Params& p, int8_t* out, Erro
 }
 
 void quantize_columns(const uint8_t* x, size_t rows, size_t cols, const Int8Params* params, int8_t* out,
-                      ErrorSums& e, const float* row_weights) {
+                      ErrorSums& e, const float* row_weights, uint8_t* low) {
   for (size_t r = 0; r < rows; ++r) {
     ErrorSums row;
-    for (size_t c = 0; c < cols; ++c) quantize(x + 4 * (r * cols + c), 1, params[c], out + r * cols + c, row);
+    for (size_t c = 0; c < cols; ++c) {
+      const size_t k = r * cols + c;
+      quantize(x + 4 * k, 1, params[c], out + k, row, low ? low + k : nullptr);
+    }
     const double w = row_weights ? row_weights[r] : 1.0;
     e.signal += w * row.signal;
     e.noise += w * row.noise;
@@ -127,34 +131,55 @@ struct LaneSums {
   }
 };
 
+// The code range of `bits` low bits, as lanes.
+struct CodeRange {
+  v4::i32 first, last, mask;
+  int32_t bits;
+  explicit CodeRange(int32_t b)
+      : first(v4::isplat(-128 * (1 << b))), last(v4::isplat(128 * (1 << b) - 1)), mask(v4::isplat((1 << b) - 1)), bits(b) {}
+};
+
 // Codes (clamped) and error of 4 values.
-inline v4::i32 code4(v4::f32 v, v4::f32 inv, v4::i32 zero, v4::f32 scale, v4::f32 offset, LaneSums& sums) {
-  const v4::i32 q = v4::imin(v4::imax(v4::iadd(v4::round_to_int(v4::mul(v, inv)), zero), v4::isplat(-128)), v4::isplat(127));
+ONNX_SHRINK_ALWAYS_INLINE v4::i32 code4(v4::f32 v, v4::f32 inv, v4::i32 zero, v4::f32 scale, v4::f32 offset,
+                                        const CodeRange& range, LaneSums& sums) {
+  const v4::i32 q = v4::imin(v4::imax(v4::iadd(v4::round_to_int(v4::mul(v, inv)), zero), range.first), range.last);
   sums.add(v, v4::sub(v, v4::add(v4::mul(v4::to_float(q), scale), offset)));
   return q;
 }
 
+// Stores 16 codes: their low bits (when there are any) and their top 8 bits.
+ONNX_SHRINK_ALWAYS_INLINE void store16(v4::i32 a, v4::i32 b, v4::i32 c, v4::i32 d, const CodeRange& range, int8_t* out,
+                                       uint8_t* low) {
+  if (range.bits) {
+    v4::store_i8x16(low, v4::band(a, range.mask), v4::band(b, range.mask), v4::band(c, range.mask), v4::band(d, range.mask));
+    a = v4::shr_s(a, range.bits), b = v4::shr_s(b, range.bits), c = v4::shr_s(c, range.bits), d = v4::shr_s(d, range.bits);
+  }
+  v4::store_i8x16(reinterpret_cast<uint8_t*>(out), a, b, c, d);
+}
+
 }  // namespace
 
-void quantize(const uint8_t* x, size_t n, const Int8Params& p, int8_t* out, ErrorSums& e) {
+void quantize(const uint8_t* x, size_t n, const Int8Params& p, int8_t* out, ErrorSums& e, uint8_t* low) {
   const v4::f32 inv = v4::splat(p.inv_scale), scale = v4::splat(p.scale), offset = v4::splat(p.offset);
   const v4::i32 zero = v4::isplat(p.zero);
+  const CodeRange range(p.bits);
   LaneSums sums;
   size_t i = 0;
   for (; i + 16 <= n; i += 16) {
-    const v4::i32 a = code4(v4::load(x + 4 * i), inv, zero, scale, offset, sums);
-    const v4::i32 b = code4(v4::load(x + 4 * i + 16), inv, zero, scale, offset, sums);
-    const v4::i32 c = code4(v4::load(x + 4 * i + 32), inv, zero, scale, offset, sums);
-    const v4::i32 d = code4(v4::load(x + 4 * i + 48), inv, zero, scale, offset, sums);
-    v4::store_i8x16(reinterpret_cast<uint8_t*>(out + i), a, b, c, d);
+    const v4::i32 a = code4(v4::load(x + 4 * i), inv, zero, scale, offset, range, sums);
+    const v4::i32 b = code4(v4::load(x + 4 * i + 16), inv, zero, scale, offset, range, sums);
+    const v4::i32 c = code4(v4::load(x + 4 * i + 32), inv, zero, scale, offset, range, sums);
+    const v4::i32 d = code4(v4::load(x + 4 * i + 48), inv, zero, scale, offset, range, sums);
+    store16(a, b, c, d, range, out + i, low ? low + i : nullptr);
   }
   sums.flush_into(&e);
-  scalar::quantize(x + 4 * i, n - i, p, out + i, e);
+  scalar::quantize(x + 4 * i, n - i, p, out + i, e, low ? low + i : nullptr);
 }
 
 inline void quantize_columns_whole(const uint8_t* x, size_t rows, size_t cols, const Int8Params* params, int8_t* out,
-                                   ErrorSums& e, const float* row_weights) {
-  if (cols < 16) return scalar::quantize_columns(x, rows, cols, params, out, e, row_weights);
+                                   ErrorSums& e, const float* row_weights, uint8_t* low) {
+  if (cols < 16) return scalar::quantize_columns(x, rows, cols, params, out, e, row_weights, low);
+  const CodeRange range(params[0].bits);
   // Parameters as arrays of lanes, then row by row (contiguous), 16 columns at a time.
   const size_t wide = cols & ~size_t(15);
   std::vector<float> inv(wide), scale(wide), offset(wide);
@@ -170,17 +195,21 @@ inline void quantize_columns_whole(const uint8_t* x, size_t rows, size_t cols, c
     LaneSums sums;
     const uint8_t* row = x + 4 * r * cols;
     int8_t* o = out + r * cols;
+    uint8_t* lo = low ? low + r * cols : nullptr;
     for (size_t c = 0; c < wide; c += 16) {
       v4::i32 q[4];
       for (int k = 0; k < 4; ++k) {
         const size_t cc = c + 4 * k;
-        q[k] = code4(v4::load(row + 4 * cc), lanes(inv, cc), v4::as_i32(lanes(zero, cc)), lanes(scale, cc), lanes(offset, cc), sums);
+        q[k] = code4(v4::load(row + 4 * cc), lanes(inv, cc), v4::as_i32(lanes(zero, cc)), lanes(scale, cc), lanes(offset, cc),
+                     range, sums);
       }
-      v4::store_i8x16(reinterpret_cast<uint8_t*>(o + c), q[0], q[1], q[2], q[3]);
+      store16(q[0], q[1], q[2], q[3], range, o + c, lo ? lo + c : nullptr);
     }
     ErrorSums row_sums;
     sums.flush_into(&row_sums);
-    if (wide < cols) scalar::quantize_columns(row + 4 * wide, 1, cols - wide, params + wide, o + wide, row_sums);
+    if (wide < cols) {
+      scalar::quantize_columns(row + 4 * wide, 1, cols - wide, params + wide, o + wide, row_sums, nullptr, lo ? lo + wide : nullptr);
+    }
     const double w = row_weights ? row_weights[r] : 1.0;
     e.signal += w * row_sums.signal;
     e.noise += w * row_sums.noise;
@@ -188,10 +217,10 @@ inline void quantize_columns_whole(const uint8_t* x, size_t rows, size_t cols, c
 }
 
 void quantize_columns(const uint8_t* x, size_t rows, size_t cols, const Int8Params* params, int8_t* out,
-                      ErrorSums& e, const float* row_weights) {
+                      ErrorSums& e, const float* row_weights, uint8_t* low) {
   for_slices(rows, rows_per_slice(cols), [&](size_t b, size_t end) {
     quantize_columns_whole(x + 4 * b * cols, end - b, cols, params, out + b * cols, e,
-                           row_weights ? row_weights + b : nullptr);
+                           row_weights ? row_weights + b : nullptr, low ? low + b * cols : nullptr);
   });
 }
 

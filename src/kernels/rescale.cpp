@@ -35,26 +35,18 @@ void error_sums(const uint8_t* x, const uint8_t* y, size_t n, ErrorSums& e) {
 }
 
 void weighted_error(const uint8_t* u, const int8_t* q, size_t n, const Int8Params& p, const float* weights, size_t period,
-                    float weight, ErrorSums& e) {
+                    float weight, ErrorSums& e, const uint8_t* low) {
+  const float step = static_cast<float>(1 << p.bits);  // of the top 8 bits, in codes
   double signal = 0, noise = 0;
   for (size_t i = 0; i < n; ++i) {
-    const float v = load_f32(u + 4 * i), d = v - (static_cast<float>(q[i]) * p.scale + p.offset);
+    const float code = low ? static_cast<float>(q[i]) * step + static_cast<float>(low[i]) : static_cast<float>(q[i]);
+    const float v = load_f32(u + 4 * i), d = v - (code * p.scale + p.offset);
     const float w = weights ? weights[i % period] : weight;
     signal += double(w) * v * v;
     noise += double(w) * d * d;
   }
   e.signal += signal;
   e.noise += noise;
-}
-
-void weighted_error_columns(const uint8_t* u, const int8_t* q, size_t rows, size_t cols, const Int8Params* params,
-                            const float* row_weights, ErrorSums& e) {
-  for (size_t r = 0; r < rows; ++r) {
-    for (size_t c = 0; c < cols; ++c) {
-      const size_t k = r * cols + c;
-      weighted_error(u + 4 * k, q + k, 1, params[c], nullptr, 1, row_weights[r], e);
-    }
-  }
 }
 
 }  // namespace scalar
@@ -110,9 +102,9 @@ void error_sums(const uint8_t* x, const uint8_t* y, size_t n, ErrorSums& e) {
 }
 
 void weighted_error(const uint8_t* u, const int8_t* q, size_t n, const Int8Params& p, const float* weights, size_t period,
-                    float weight, ErrorSums& e) {
-  if (weights && period % 4 != 0) return scalar::weighted_error(u, q, n, p, weights, period, weight, e);
-  const v4::f32 s = v4::splat(p.scale), o = v4::splat(p.offset);
+                    float weight, ErrorSums& e, const uint8_t* low) {
+  if (weights && period % 4 != 0) return scalar::weighted_error(u, q, n, p, weights, period, weight, e, low);
+  const v4::f32 s = v4::splat(p.scale), o = v4::splat(p.offset), step = v4::splat(static_cast<float>(1 << p.bits));
   v4::f32 w = v4::splat(weight);
   size_t i = 0;
   while (i + 4 <= n) {
@@ -121,36 +113,16 @@ void weighted_error(const uint8_t* u, const int8_t* q, size_t n, const Int8Param
     for (; i < stop; i += 4) {
       if (weights) w = v4::load(reinterpret_cast<const uint8_t*>(weights + i % period));
       const v4::f32 v = v4::load(u + 4 * i);
-      const v4::f32 d = v4::sub(v, v4::add(v4::mul(v4::load_i8x4_as_float(reinterpret_cast<const uint8_t*>(q + i)), s), o));
+      v4::f32 code = v4::load_i8x4_as_float(reinterpret_cast<const uint8_t*>(q + i));
+      if (low) code = v4::add(v4::mul(code, step), v4::load_i8x4_as_float(low + i));  // exact: a few bits each
+      const v4::f32 d = v4::sub(v, v4::add(v4::mul(code, s), o));
       signal = v4::add(signal, v4::mul(w, v4::mul(v, v)));
       noise = v4::add(noise, v4::mul(w, v4::mul(d, d)));
     }
     for (int k = 0; k < 4; ++k) e.signal += v4::lane(signal, k), e.noise += v4::lane(noise, k);
   }
-  scalar::weighted_error(u + 4 * i, q + i, n - i, p, weights ? weights + i % period : nullptr, period, weight, e);
-}
-
-void weighted_error_columns(const uint8_t* u, const int8_t* q, size_t rows, size_t cols, const Int8Params* params,
-                            const float* row_weights, ErrorSums& e) {
-  const size_t wide = cols & ~size_t(3);
-  std::vector<float> scale(wide), offset(wide);
-  for (size_t c = 0; c < wide; ++c) scale[c] = params[c].scale, offset[c] = params[c].offset;
-  for (size_t r = 0; r < rows; ++r) {
-    v4::f32 signal = v4::splat(0), noise = v4::splat(0);
-    const v4::f32 w = v4::splat(row_weights[r]);
-    const size_t row = r * cols;
-    for (size_t c = 0; c < wide; c += 4) {
-      const v4::f32 v = v4::load(u + 4 * (row + c));
-      const v4::f32 y = v4::add(v4::mul(v4::load_i8x4_as_float(reinterpret_cast<const uint8_t*>(q + row + c)),
-                                        v4::load(reinterpret_cast<const uint8_t*>(scale.data() + c))),
-                                v4::load(reinterpret_cast<const uint8_t*>(offset.data() + c)));
-      const v4::f32 d = v4::sub(v, y);
-      signal = v4::add(signal, v4::mul(w, v4::mul(v, v)));
-      noise = v4::add(noise, v4::mul(w, v4::mul(d, d)));
-    }
-    for (int k = 0; k < 4; ++k) e.signal += v4::lane(signal, k), e.noise += v4::lane(noise, k);
-    if (wide < cols) scalar::weighted_error_columns(u + 4 * (row + wide), q + row + wide, 1, cols - wide, params + wide, row_weights + r, e);
-  }
+  scalar::weighted_error(u + 4 * i, q + i, n - i, p, weights ? weights + i % period : nullptr, period, weight, e,
+                         low ? low + i : nullptr);
 }
 
 }  // namespace simd

@@ -111,6 +111,7 @@ ONNX_SHRINK_ALWAYS_INLINE f32 load_i8x4_as_float(const uint8_t* p) {
 ONNX_SHRINK_ALWAYS_INLINE i32 load_u16x4(const uint8_t* p) { return wasm_u32x4_load16x4(p); }
 ONNX_SHRINK_ALWAYS_INLINE i32 shl(i32 v, int n) { return wasm_i32x4_shl(v, n); }
 ONNX_SHRINK_ALWAYS_INLINE i32 shr_u(i32 v, int n) { return wasm_u32x4_shr(v, n); }
+ONNX_SHRINK_ALWAYS_INLINE i32 shr_s(i32 v, int n) { return wasm_i32x4_shr(v, n); }
 ONNX_SHRINK_ALWAYS_INLINE i32 band(i32 a, i32 b) { return wasm_v128_and(a, b); }
 ONNX_SHRINK_ALWAYS_INLINE i32 gt_i32(i32 a, i32 b) { return wasm_i32x4_gt(a, b); }
 ONNX_SHRINK_ALWAYS_INLINE i32 select(i32 mask, i32 a, i32 b) { return wasm_v128_bitselect(a, b, mask); }  // mask ? a : b
@@ -169,6 +170,7 @@ ONNX_SHRINK_ALWAYS_INLINE i32 load_u16x4(const uint8_t* p) {
 }
 ONNX_SHRINK_ALWAYS_INLINE i32 shl(i32 v, int n) { return _mm_slli_epi32(v, n); }
 ONNX_SHRINK_ALWAYS_INLINE i32 shr_u(i32 v, int n) { return _mm_srli_epi32(v, n); }
+ONNX_SHRINK_ALWAYS_INLINE i32 shr_s(i32 v, int n) { return _mm_sra_epi32(v, _mm_cvtsi32_si128(n)); }
 ONNX_SHRINK_ALWAYS_INLINE i32 band(i32 a, i32 b) { return _mm_and_si128(a, b); }
 ONNX_SHRINK_ALWAYS_INLINE f32 as_f32(i32 v) { return _mm_castsi128_ps(v); }
 ONNX_SHRINK_ALWAYS_INLINE i32 as_i32(f32 v) { return _mm_castps_si128(v); }

@@ -113,23 +113,56 @@ TEST(Kernels, Int8ParamsKeepZeroExactAndCoverTheRange) {
   }
 }
 
+TEST(Kernels, Int8ParamsWithLowBitsKeepZeroExactAndCoverTheRange) {
+  for (int32_t bits : {1, 2, 4}) {
+    const float m = static_cast<float>(1 << bits);
+    for (auto [lo, hi] : std::vector<std::pair<float, float>>{{-1.0f, 1.0f}, {-0.3f, 2.5f}, {0.5f, 2.0f}, {-4.0f, -1.0f}}) {
+      const k::Int8Params p = k::int8_params(lo, hi, bits);
+      const k::Int8Params plain = k::int8_params(lo, hi);
+      EXPECT_EQ(static_cast<float>(p.zero) * p.scale + p.offset, 0.0f) << lo << " " << hi << " bits " << bits;
+      EXPECT_GE(p.zero, -128 * (1 << bits));
+      EXPECT_LE(p.zero, 128 * (1 << bits) - 1);
+      // The step is 2^bits times finer (up to the rounding of the division).
+      EXPECT_NEAR(p.scale * m, plain.scale * 255 * m / (256 * m - 1), 1e-6f * plain.scale);
+      for (float x : {lo, hi}) {
+        int8_t q;
+        uint8_t low;
+        k::ErrorSums e;
+        k::scalar::quantize(reinterpret_cast<const uint8_t*>(&x), 1, p, &q, e, &low);
+        ASSERT_LT(low, 1 << bits);
+        // What the graph computes: (high + low / 2^bits) * (scale * 2^bits) + offset.
+        const float y = (static_cast<float>(q) + static_cast<float>(low) / m) * (p.scale * m) + p.offset;
+        EXPECT_LE(std::fabs(y - x), 0.5f * p.scale * 1.0001f) << x << " bits " << bits;
+      }
+    }
+  }
+}
+
 TEST(Kernels, QuantizeMatchesScalarBitForBit) {
-  for (size_t n : {1, 15, 16, 17, 100, 4096, 10007}) {
-    const Values v = make_values(n, 100 + static_cast<uint32_t>(n), 1);
-    float lo = v.at(0), hi = v.at(0);
-    bool finite = true;
-    k::scalar::minmax(v.data, n, lo, hi, finite);
-    const k::Int8Params p = k::int8_params(lo, hi);
-    std::vector<int8_t> a(n), b(n);
-    k::ErrorSums ea, eb;
-    k::scalar::quantize(v.data, n, p, a.data(), ea);
-    k::quantize(v.data, n, p, b.data(), eb);
-    EXPECT_EQ(a, b) << n;
-    EXPECT_NEAR(ea.noise, eb.noise, 1e-6 * ea.noise + 1e-30);
-    EXPECT_NEAR(ea.signal, eb.signal, 1e-6 * ea.signal);
-    // The error is at most half a step per value.
-    for (size_t i = 0; i < n; ++i) {
-      EXPECT_LE(std::fabs(static_cast<float>(a[i]) * p.scale + p.offset - v.at(i)), 0.5001f * p.scale) << i;
+  for (int32_t bits : {0, 1, 2, 4}) {
+    for (size_t n : {1, 15, 16, 17, 100, 4096, 10007}) {
+      const Values v = make_values(n, 100 + static_cast<uint32_t>(n), 1);
+      float lo = v.at(0), hi = v.at(0);
+      bool finite = true;
+      k::scalar::minmax(v.data, n, lo, hi, finite);
+      const k::Int8Params p = k::int8_params(lo, hi, bits);
+      std::vector<int8_t> a(n), b(n);
+      std::vector<uint8_t> la(n, 0xee), lb(n, 0xee);
+      k::ErrorSums ea, eb;
+      k::scalar::quantize(v.data, n, p, a.data(), ea, bits ? la.data() : nullptr);
+      k::quantize(v.data, n, p, b.data(), eb, bits ? lb.data() : nullptr);
+      EXPECT_EQ(a, b) << n << " bits " << bits;
+      EXPECT_EQ(la, lb) << n << " bits " << bits;
+      EXPECT_NEAR(ea.noise, eb.noise, 1e-6 * ea.noise + 1e-30);
+      EXPECT_NEAR(ea.signal, eb.signal, 1e-6 * ea.signal);
+      // The error is at most half a (fine) step per value, with the code put back together from its parts.
+      for (size_t i = 0; i < n; ++i) {
+        const float code = static_cast<float>(a[i] * (1 << bits) + (bits ? la[i] : 0));
+        if (bits) {
+          ASSERT_LT(la[i], 1 << bits);
+        }
+        EXPECT_LE(std::fabs(code * p.scale + p.offset - v.at(i)), 0.5001f * p.scale) << i;
+      }
     }
   }
 }
@@ -142,14 +175,29 @@ TEST(Kernels, QuantizeColumnsMatchesScalar) {
     for (size_t c = 0; c < cols; ++c) lo[c] = hi[c] = v.at(c);
     bool finite = true;
     k::scalar::minmax_columns(v.data, rows, cols, lo.data(), hi.data(), finite);
-    std::vector<k::Int8Params> params(cols);
-    for (size_t c = 0; c < cols; ++c) params[c] = k::int8_params(lo[c], hi[c]);
-    std::vector<int8_t> a(rows * cols), b(rows * cols);
-    k::ErrorSums ea, eb;
-    k::scalar::quantize_columns(v.data, rows, cols, params.data(), a.data(), ea);
-    k::quantize_columns(v.data, rows, cols, params.data(), b.data(), eb);
-    EXPECT_EQ(a, b) << cols;
-    EXPECT_NEAR(ea.noise, eb.noise, 1e-6 * ea.noise + 1e-30);
+    for (int32_t bits : {0, 2}) {
+      std::vector<k::Int8Params> params(cols);
+      for (size_t c = 0; c < cols; ++c) params[c] = k::int8_params(lo[c], hi[c], bits);
+      std::vector<int8_t> a(rows * cols), b(rows * cols);
+      std::vector<uint8_t> la(rows * cols, 0xee), lb(rows * cols, 0xee);
+      k::ErrorSums ea, eb;
+      k::scalar::quantize_columns(v.data, rows, cols, params.data(), a.data(), ea, nullptr, bits ? la.data() : nullptr);
+      k::quantize_columns(v.data, rows, cols, params.data(), b.data(), eb, nullptr, bits ? lb.data() : nullptr);
+      EXPECT_EQ(a, b) << cols << " bits " << bits;
+      EXPECT_EQ(la, lb) << cols << " bits " << bits;
+      EXPECT_NEAR(ea.noise, eb.noise, 1e-6 * ea.noise + 1e-30);
+      // Each column alone, through the one-group kernel, gives the same codes.
+      for (size_t c = 0; c < cols && bits; ++c) {
+        for (size_t r = 0; r < rows; ++r) {
+          int8_t q;
+          uint8_t low;
+          k::ErrorSums e;
+          k::scalar::quantize(v.data + 4 * (r * cols + c), 1, params[c], &q, e, &low);
+          ASSERT_EQ(q, a[r * cols + c]);
+          ASSERT_EQ(low, la[r * cols + c]);
+        }
+      }
+    }
   }
 }
 
@@ -357,15 +405,22 @@ TEST(Kernels, RescaleAndErrorsMatchScalar) {
     }
     EXPECT_NEAR(s1.noise, expect, 1e-6 * expect);
   }
-  std::vector<k::Int8Params> params(cols);
-  for (size_t c = 0; c < cols; ++c) params[c] = k::int8_params(-0.1f * static_cast<float>(c + 1), 0.2f * static_cast<float>(c + 1));
-  std::vector<float> row_weights(rows);
-  for (size_t r = 0; r < rows; ++r) row_weights[r] = 1.0f + static_cast<float>(r);
-  k::ErrorSums c1, c2;
-  k::scalar::weighted_error_columns(v.data, q.data(), rows, cols, params.data(), row_weights.data(), c1);
-  k::weighted_error_columns(v.data, q.data(), rows, cols, params.data(), row_weights.data(), c2);
-  EXPECT_NEAR(c1.noise, c2.noise, 1e-6 * c1.noise);
-  EXPECT_NEAR(c1.signal, c2.signal, 1e-6 * c1.signal);
+  // And of codes with two low bits: the error of the whole code.
+  const k::Int8Params fine = k::int8_params(-0.2f, 0.3f, 2);
+  std::vector<uint8_t> low(n);
+  for (size_t i = 0; i < n; ++i) low[i] = static_cast<uint8_t>((i * 31) % 4);
+  for (const float* w : {static_cast<const float*>(nullptr), static_cast<const float*>(pattern.data())}) {
+    k::ErrorSums s1, s2;
+    k::scalar::weighted_error(v.data, q.data(), n, fine, w, cols, 2.0f, s1, low.data());
+    k::weighted_error(v.data, q.data(), n, fine, w, cols, 2.0f, s2, low.data());
+    EXPECT_NEAR(s1.noise, s2.noise, 1e-6 * s1.noise);
+    double expect = 0;
+    for (size_t i = 0; i < n; ++i) {
+      const double d = v.at(i) - (static_cast<float>(q[i] * 4 + low[i]) * fine.scale + fine.offset);
+      expect += (w ? w[i % cols] : 2.0) * d * d;
+    }
+    EXPECT_NEAR(s1.noise, expect, 1e-6 * expect);
+  }
 }
 
 TEST(Palette, DeterministicLog2) {
