@@ -25,13 +25,6 @@ using namespace onnx_shrink;
 
 namespace {
 
-struct JsOptions {
-  std::string mode = "int8", scheme = "auto", form = "fold", externalData = "auto", externalLocation;
-  uint32_t levels = 256, block = 0, externalAlignment = 4096, roundingDraw = 0;
-  double minElements = 16384, externalThreshold = 1024;
-  val exclude = val::array(), excludeNodes = val::array(), excludeOps = val::array();
-};
-
 std::vector<std::string> strings(const val& array) {
   std::vector<std::string> out;
   const unsigned n = array["length"].as<unsigned>();
@@ -39,46 +32,61 @@ std::vector<std::string> strings(const val& array) {
   return out;
 }
 
-Options convert(const JsOptions& j) {
+// The options object as core.js normalises it (every field present, of the right type). Read
+// field by field rather than declared as a value_object: a smaller module.
+Options convert(const val& j) {
+  auto text = [&](const char* key) { return j[key].as<std::string>(); };
+  auto number = [&](const char* key) { return j[key].as<double>(); };
   Options o;
-  if (j.mode == "palette") o.mode = Mode::Palette;
-  else if (j.mode != "int8") throw Error(ErrorCode::BadOption, "mode must be 'int8' or 'palette', not '" + j.mode + "'");
-  const std::string& s = j.scheme;
+  const std::string mode = text("mode"), s = text("scheme"), form = text("form"), external = text("externalData"),
+                    small = text("small");
+  if (mode == "palette") o.mode = Mode::Palette;
+  else if (mode != "int8") throw Error(ErrorCode::BadOption, "mode must be 'int8' or 'palette', not '" + mode + "'");
   o.scheme = s == "channel" ? Scheme::Channel : s == "tensor" ? Scheme::Tensor : s == "kmeans" ? Scheme::KMeans
            : s == "uniform" ? Scheme::Uniform : Scheme::Auto;
   if (s != "auto" && o.scheme == Scheme::Auto) throw Error(ErrorCode::BadOption, "unknown scheme '" + s + "'");
-  if (j.form == "dq") o.form = Form::Dq;
-  else if (j.form != "fold") throw Error(ErrorCode::BadOption, "form must be 'fold' or 'dq', not '" + j.form + "'");
-  o.external = j.externalData == "inline" ? ExternalData::Inline : j.externalData == "external" ? ExternalData::External : ExternalData::Auto;
-  if (j.externalData != "auto" && o.external == ExternalData::Auto) {
+  if (form == "dq") o.form = Form::Dq;
+  else if (form != "fold") throw Error(ErrorCode::BadOption, "form must be 'fold' or 'dq', not '" + form + "'");
+  o.external = external == "inline" ? ExternalData::Inline : external == "external" ? ExternalData::External : ExternalData::Auto;
+  if (external != "auto" && o.external == ExternalData::Auto) {
     throw Error(ErrorCode::BadOption, "externalData must be 'auto', 'inline' or 'external'");
   }
-  o.levels = j.levels;
-  o.block = j.block;
-  o.min_elements = static_cast<uint64_t>(j.minElements);
-  o.exclude = strings(j.exclude);
-  o.exclude_nodes = strings(j.excludeNodes);
-  o.exclude_ops = strings(j.excludeOps);
-  o.external_location = j.externalLocation;
-  o.external_threshold = static_cast<uint64_t>(j.externalThreshold);
-  o.external_alignment = j.externalAlignment;
-  o.rounding_draw = j.roundingDraw;
+  o.small = small == "fp16" ? SmallTensors::Fp16 : small == "keep" ? SmallTensors::Keep : SmallTensors::Auto;
+  if (small != "auto" && o.small == SmallTensors::Auto) throw Error(ErrorCode::BadOption, "small must be 'auto', 'fp16' or 'keep'");
+  o.levels = static_cast<uint32_t>(number("levels"));
+  o.block = static_cast<uint32_t>(number("block"));
+  o.bits = static_cast<uint32_t>(number("bits"));
+  o.min_elements = static_cast<uint64_t>(number("minElements"));
+  o.exclude = strings(j["exclude"]);
+  o.exclude_nodes = strings(j["excludeNodes"]);
+  o.exclude_ops = strings(j["excludeOps"]);
+  o.external_location = text("externalLocation");
+  o.external_threshold = static_cast<uint64_t>(number("externalThreshold"));
+  o.external_alignment = static_cast<uint32_t>(number("externalAlignment"));
+  o.rounding_draw = static_cast<uint32_t>(number("roundingDraw"));
   return o;
 }
 
-// A source read through a JS function (offset, length, pointer) that fills wasm memory.
-std::unique_ptr<Source> js_source(const val& source) {
-  if (source["pointer"].as<bool>()) {
-    return std::make_unique<MemorySource>(reinterpret_cast<const void*>(source["pointer"].as<uintptr_t>()),
-                                          static_cast<uint64_t>(source["size"].as<double>()));
+// A source read through a JS function (offset, length, pointer) that fills wasm memory. (A class
+// of its own rather than a CallbackSource: a std::function costs the module more.)
+class JsSource final : public Source {
+ public:
+  JsSource(uint64_t size, val read) : size_(size), read_(std::move(read)) {}
+  uint64_t size() const override { return size_; }
+  void read(uint64_t offset, void* destination, size_t length) const override {
+    const val ok = read_(static_cast<double>(offset), static_cast<double>(length), reinterpret_cast<uintptr_t>(destination));
+    if (!ok.as<bool>()) throw Error(ErrorCode::Io, "reading the input failed");
   }
-  val read = source["read"];
-  return std::make_unique<CallbackSource>(static_cast<uint64_t>(source["size"].as<double>()),
-                                          [read](uint64_t offset, void* dst, size_t length) {
-                                            const val ok = read(static_cast<double>(offset), static_cast<double>(length),
-                                                                reinterpret_cast<uintptr_t>(dst));
-                                            if (!ok.as<bool>()) throw Error(ErrorCode::Io, "reading the input failed");
-                                          });
+
+ private:
+  uint64_t size_;
+  val read_;
+};
+
+std::unique_ptr<Source> js_source(const val& source) {
+  const uint64_t size = static_cast<uint64_t>(source["size"].as<double>());
+  if (source["pointer"].as<bool>()) return std::make_unique<MemorySource>(reinterpret_cast<const void*>(source["pointer"].as<uintptr_t>()), size);
+  return std::make_unique<JsSource>(size, source["read"]);
 }
 
 class JsSink final : public Sink {
@@ -97,26 +105,43 @@ class JsSink final : public Sink {
   val sink_;
 };
 
+// external(name) -> a source, null (no such file) or false (the JS side failed).
+class JsExternal final : public ExternalResolver {
+ public:
+  explicit JsExternal(val external) : external_(std::move(external)) {}
+  const Source* find(const std::string& location) override {
+    val s = external_(location);
+    if (s.isFalse()) throw Error(ErrorCode::Io, "reading external data '" + location + "' failed");
+    if (s.isNull() || s.isUndefined()) return nullptr;
+    sources_.push_back(js_source(s));
+    return sources_.back().get();
+  }
+
+ private:
+  val external_;
+  std::vector<std::unique_ptr<Source>> sources_;
+};
+
+class JsProgress final : public Progress {
+ public:
+  explicit JsProgress(val progress) : progress_(std::move(progress)) {}
+  bool report(double fraction, const char* stage) override { return progress_(fraction, std::string(stage)).as<bool>(); }
+
+ private:
+  val progress_;
+};
+
 // Runs shrink or expand. `io` holds the JS side: model (source), external(name) -> source or
 // null, sink, externalSink, progress(fraction, stage) -> bool.
-val run(const std::string& what, const JsOptions& options, val io) {
+val run(const std::string& what, val options, val io) {
   val result = val::object();
   try {
     std::unique_ptr<Source> model = js_source(io["model"]);
-    std::vector<std::unique_ptr<Source>> externals;
+    JsExternal external(io["external"]);
+    JsProgress progress(io["progress"]);
     Io hooks;
-    val external = io["external"];
-    hooks.external = [&externals, external](const std::string& location) -> const Source* {
-      val s = external(location);
-      if (s.isFalse()) throw Error(ErrorCode::Io, "reading external data '" + location + "' failed");
-      if (s.isNull() || s.isUndefined()) return nullptr;
-      externals.push_back(js_source(s));
-      return externals.back().get();
-    };
-    val progress = io["progress"];
-    hooks.progress = [progress](double fraction, const char* stage) {
-      return progress(fraction, std::string(stage)).as<bool>();
-    };
+    hooks.external = &external;
+    hooks.progress = &progress;
     JsSink out(io["sink"]);
     std::unique_ptr<JsSink> external_out;
     if (!io["externalSink"].isUndefined()) external_out = std::make_unique<JsSink>(io["externalSink"]);
@@ -146,21 +171,6 @@ std::string engine_version() { return version(); }
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(onnx_shrink) {
-  emscripten::value_object<JsOptions>("Options")
-      .field("mode", &JsOptions::mode)
-      .field("scheme", &JsOptions::scheme)
-      .field("form", &JsOptions::form)
-      .field("levels", &JsOptions::levels)
-      .field("block", &JsOptions::block)
-      .field("minElements", &JsOptions::minElements)
-      .field("exclude", &JsOptions::exclude)
-      .field("excludeNodes", &JsOptions::excludeNodes)
-      .field("excludeOps", &JsOptions::excludeOps)
-      .field("externalData", &JsOptions::externalData)
-      .field("externalLocation", &JsOptions::externalLocation)
-      .field("externalThreshold", &JsOptions::externalThreshold)
-      .field("externalAlignment", &JsOptions::externalAlignment)
-      .field("roundingDraw", &JsOptions::roundingDraw);
   emscripten::function("run", &run);
   emscripten::function("allocate", &allocate);
   emscripten::function("release", &release);

@@ -1,3 +1,4 @@
+#include "cold.h"
 #include "bias_correction.h"
 
 #include "kernels/simd.h"
@@ -50,7 +51,7 @@ struct FactorWalk {
 };
 
 // Groups that are runs of consecutive values: the whole tensor, rows along the channel axis, blocks.
-void runs(const Int8Layout& l, uint64_t n, const uint8_t* values, const int8_t* codes, const uint8_t* low, int32_t bits,
+ONNX_SHRINK_NOINLINE void runs(const Int8Layout& l, uint64_t n, const uint8_t* values, const int8_t* codes, const uint8_t* low, int32_t bits,
           const float* scales, const float* offsets, FactorWalk& fw, std::vector<Sums>& sums) {
   const uint64_t length = l.kind == Int8Layout::Tensor ? n : l.kind == Int8Layout::Rows ? l.inner : l.block;
   for (uint64_t start = 0, r = 0; start < n; start += length, ++r) {
@@ -135,7 +136,7 @@ void columns(const Int8Layout& l, const uint8_t* values, const int8_t* codes, co
 
 }  // namespace
 
-double correct_offsets(const Int8Layout& l, const std::vector<int64_t>& dims, const uint8_t* values, const int8_t* codes,
+ONNX_SHRINK_COLD double correct_offsets(const Int8Layout& l, const std::vector<int64_t>& dims, const uint8_t* values, const int8_t* codes,
                        const float* factors, const float* scales, float* offsets, const uint8_t* low, int32_t bits) {
   uint64_t n = 1;
   for (int64_t d : dims) n *= static_cast<uint64_t>(d);

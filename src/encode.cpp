@@ -1,3 +1,4 @@
+#include "cold.h"
 #include "encode.h"
 
 #include <algorithm>
@@ -27,7 +28,7 @@ void write_exact(Sink& out, const void* bytes, uint64_t size, const Payload& p) 
 }
 
 // Level index of every value for a palette design (thresholds between levels).
-void design_indices(const uint8_t* x, size_t n, const palette::Histogram& h, const palette::Design& d,
+ONNX_SHRINK_COLD void design_indices(const uint8_t* x, size_t n, const palette::Histogram& h, const palette::Design& d,
                     std::vector<uint16_t>& out) {
   const size_t count = d.levels.size();
   std::vector<float> thresholds(count ? count - 1 : 0);
@@ -48,7 +49,7 @@ void design_indices(const uint8_t* x, size_t n, const palette::Histogram& h, con
 // Codes of one uniform layout (values in the layout's own domain), and their parameters.
 // `row_weights` (when given, per row of the layout) weight the error terms of each row.
 // `low` (when the layout has low bits) receives each code's low bits, one per value.
-void uniform_codes(const Int8Layout& l, const uint8_t* x, uint64_t n, int8_t* out, std::vector<kernels::Int8Params>& params,
+ONNX_SHRINK_COLD void uniform_codes(const Int8Layout& l, const uint8_t* x, uint64_t n, int8_t* out, std::vector<kernels::Int8Params>& params,
                    kernels::ErrorSums& e, const float* row_weights, uint8_t* low) {
   std::vector<float> lo, hi;
   group_ranges(l, x, n, lo, hi);
@@ -103,7 +104,7 @@ void pack_low_bits(const std::vector<uint8_t>& low, int32_t bits, std::vector<ui
 
 }  // namespace
 
-void Encoder::int8(int32_t i) {
+ONNX_SHRINK_COLD void Encoder::int8(int32_t i) {
   const Item& item = plan_.items[i];
   const TensorInfo& t = index_.tensors[item.tensor];
   const Int8Layout& l = item.layout;
@@ -197,7 +198,7 @@ void Encoder::int8(int32_t i) {
 
 // Weights (factor squared) per row of a separable layout, when the factor is the same along each
 // row (the factor axis comes before the channel axis); empty otherwise.
-std::vector<float> Encoder::separable_row_weights(const Int8Layout& l, const std::vector<int64_t>& dims) const {
+ONNX_SHRINK_COLD std::vector<float> Encoder::separable_row_weights(const Int8Layout& l, const std::vector<int64_t>& dims) const {
   const size_t b = static_cast<size_t>(l.factor_axis), a = static_cast<size_t>(l.axis);
   if (l.kind != Int8Layout::Columns && b > a) return {};
   uint64_t stride = 1;  // of the factor axis, in elements
@@ -215,7 +216,7 @@ std::vector<float> Encoder::separable_row_weights(const Int8Layout& l, const std
 
 // The error of separable codes where the factor varies along each row (with the same pattern in
 // every row): each term of the error of u weighted by its factor squared. One pass over u and codes.
-void Encoder::separable_error(const Int8Layout& l, const std::vector<int64_t>& dims, const uint8_t* u,
+ONNX_SHRINK_COLD void Encoder::separable_error(const Int8Layout& l, const std::vector<int64_t>& dims, const uint8_t* u,
                               const std::vector<kernels::Int8Params>& params, kernels::ErrorSums& e, const uint8_t* low) {
   e = kernels::ErrorSums{};
   const size_t b = static_cast<size_t>(l.factor_axis);
@@ -235,7 +236,7 @@ void Encoder::separable_error(const Int8Layout& l, const std::vector<int64_t>& d
 }
 
 // A table of 256 levels by k-means on the normalised values, and each value's index in it.
-void Encoder::codebook(const uint8_t* v, uint64_t n) {
+ONNX_SHRINK_COLD void Encoder::codebook(const uint8_t* v, uint64_t n) {
   float lo = 0, hi = 0;
   bool finite = true;
   if (n) lo = hi = kernels::load_f32(v), kernels::minmax(v, static_cast<size_t>(n), lo, hi, finite);
@@ -267,7 +268,7 @@ void Encoder::codebook(const uint8_t* v, uint64_t n) {
   }
 }
 
-void Encoder::palette(int32_t i, const Payload& payload, Sink& out) {
+ONNX_SHRINK_COLD void Encoder::palette(int32_t i, const Payload& payload, Sink& out) {
   const Item& item = plan_.items[i];
   const TensorInfo& t = index_.tensors[item.tensor];
   const size_t n = static_cast<size_t>(t.elements);
@@ -407,7 +408,7 @@ void Encoder::palette(int32_t i, const Payload& payload, Sink& out) {
 }
 
 // A small float32 tensor as float16 (the plan checked that every value fits).
-void Encoder::half(int32_t i, const Payload& payload, Sink& out) {
+ONNX_SHRINK_COLD void Encoder::half(int32_t i, const Payload& payload, Sink& out) {
   const TensorInfo& t = index_.tensors[plan_.items[i].tensor];
   const uint8_t* x = data_.floats(t);
   out_.resize(static_cast<size_t>(2 * t.elements));
@@ -418,7 +419,7 @@ void Encoder::half(int32_t i, const Payload& payload, Sink& out) {
   write_exact(out, out_.data(), out_.size(), payload);
 }
 
-void Encoder::write(const Payload& p, Sink& out) {
+ONNX_SHRINK_COLD void Encoder::write(const Payload& p, Sink& out) {
   switch (p.kind) {
     case PayloadKind::Codes:
       int8(p.item);

@@ -28,20 +28,20 @@ namespace onnx_shrink {
 namespace {
 
 struct Step {
-  enum Kind : uint8_t { Dequantize, CastTo, Mul, Add, Sub, Div, Mod, Floor, Reshape, Lookup, AddPart } kind;
+  // PartBegin sets the value aside and starts from its constant (a second chain, inline: the low
+  // bits of codes over 8 bits); AddPart adds what that made to the value set aside.
+  enum Kind : uint8_t { Dequantize, CastTo, Mul, Add, Sub, Div, Mod, Floor, Reshape, Lookup, PartBegin, AddPart } kind;
   int32_t node = -1;
   int32_t constant = -1;   // the second operand (scale, factor, shape)
   int32_t zero = -1;       // DequantizeLinear zero point
   int64_t axis = 1, block = 0;
   int32_t to = 0;          // Cast target
-  int32_t part = -1;       // AddPart: the chain (Chain::parts) whose value is added
 };
 
 struct Chain {
   int32_t graph = -1;
   int32_t codes = -1;  // tensor index of the integer (or float16) constant
   std::vector<Step> steps;
-  std::vector<Chain> parts;  // chains whose values steps add (the low bits of the codes)
   std::string output;
   int32_t out_type = onnx::kFloat;
   std::vector<int64_t> out_dims;
@@ -143,7 +143,7 @@ class Expander {
 
   // Evaluates a chain, returning the final values as floats.
   Array evaluate(const Chain& c) {
-    Array x = load(c.codes);
+    Array x = load(c.codes), aside;
     for (const Step& s : c.steps) {
       switch (s.kind) {
         case Step::Dequantize: dequantize(x, s); break;
@@ -152,7 +152,8 @@ class Expander {
         case Step::Floor: for (float& v : x.values) v = std::floor(v); break;
         case Step::Reshape: x.dims = resolve_shape(x, load_shape(s.constant), c); break;
         case Step::Lookup: lookup(x, load(s.constant), c); break;
-        case Step::AddPart: binary(x, evaluate(c.parts[static_cast<size_t>(s.part)]), Step::Add); break;
+        case Step::PartBegin: aside = std::move(x), x = load(s.constant); break;
+        case Step::AddPart: binary(aside, x, Step::Add), x = std::move(aside); break;
       }
     }
     return x;
@@ -213,7 +214,9 @@ class Expander {
     uint64_t ia = 0, ib = 0;
     for (uint64_t k = 0; k < n; ++k) {
       const float a = x.values[ia], c = b.values[ib];
-      result[k] = kind == Step::Mul ? a * c : kind == Step::Add ? a + c : kind == Step::Sub ? a - c : kind == Step::Div ? a / c : std::fmod(a, c);
+      // Mod (fmod) only ever sees whole numbers (part_of): its remainder is then exact this way.
+      result[k] = kind == Step::Mul ? a * c : kind == Step::Add ? a + c : kind == Step::Sub ? a - c : kind == Step::Div ? a / c
+                                                                                            : a - c * std::trunc(a / c);
       for (size_t d = rank; d-- > 0;) {  // advance the multi-index
         ia += sa[d];
         ib += sb[d];
@@ -387,14 +390,13 @@ class ExpandPlanner {
       } else if (n.op_type == "Cast") {
         Step s{Step::CastTo, id};
         s.to = static_cast<int32_t>(cast_to(n));
-        // Cast alone is not a dequantization: a Mul must follow (or the Add of low bits, or, for
-        // indices, a Gather); except the Cast of a float16 constant to float32 (a small tensor).
+        // Cast alone is not a dequantization: a Mul or Add must follow (or, for indices, a Gather);
+        // except the Cast of a float16 constant to float32 (a small tensor).
         const int32_t next = sole_reader(g, value);
         const std::string next_op = next >= 0 ? index_.nodes[next].op_type : "";
         const bool to_float = onnx::is_float_weight_type(s.to);
-        const bool low_bits = next_op == "Add" && adds_part(g, next, value);
         if (half ? !(s.to == onnx::kFloat || s.to == onnx::kDouble)
-                 : !(to_float && (next_op == "Mul" || low_bits)) && !((s.to == onnx::kInt32 || s.to == onnx::kInt64) && next_op == "Gather")) {
+                 : !(to_float && (next_op == "Mul" || next_op == "Add")) && !((s.to == onnx::kInt32 || s.to == onnx::kInt64) && next_op == "Gather")) {
           continue;
         }
         c.steps.push_back(s);
@@ -417,11 +419,8 @@ class ExpandPlanner {
           if (m.op_type == "Sub" && other == 0) break;  // const - x is not handled
           s.kind = m.op_type == "Mul" ? Step::Mul : m.op_type == "Add" ? Step::Add : Step::Sub;
           s.constant = constant(g, m.inputs[other]);
-          Chain part;
-          if (s.constant < 0 && s.kind == Step::Add && part_of(g, m.inputs[other], next, part)) {
+          if (s.constant < 0 && s.kind == Step::Add && part_of(g, m.inputs[other], next, c.steps)) {
             s.kind = Step::AddPart;
-            s.part = static_cast<int32_t>(c.parts.size());
-            c.parts.push_back(std::move(part));
           } else if (s.constant < 0 || !onnx::is_float_weight_type(index_.tensors[s.constant].data_type)) {
             break;
           }
@@ -457,30 +456,19 @@ class ExpandPlanner {
       }
       c.output = value;
       if (!plan_dims(c)) continue;
-      take(c);
+      for (const Step& s : c.steps) taken_.insert(s.node);
       chains.push_back(std::move(c));
     }
   }
 
-  void take(const Chain& c) {
-    for (const Step& s : c.steps) taken_.insert(s.node);
-    for (const Chain& part : c.parts) take(part);
-  }
-
-  // Whether `value` is the Add node `add`'s operand and its other operand a part (see part_of).
-  bool adds_part(int32_t g, int32_t add, const std::string& value) {
-    const NodeInfo& m = index_.nodes[add];
-    if (m.inputs.size() != 2 || !m.domain.empty()) return false;
-    Chain part;
-    return part_of(g, m.inputs[m.inputs[0] == value ? 1 : 0], add, part);
-  }
-
   // A chain of its own ending at `value`, which only node `reader` reads: Cast of an integer
-  // constant to float, then Div, Mod, Mul, Add, Sub with constants, Floor and Reshape (the low bits
-  // of codes over 8 bits). Found walking back from `value`.
-  bool part_of(int32_t g, std::string value, int32_t reader, Chain& part) {
+  // constant to float, then Div, Mul, Add, Sub with constants, Floor and Reshape, and Mod of what a
+  // Floor gave (the low bits of codes over 8 bits). Found walking back from `value`; appended to
+  // `steps` after a PartBegin.
+  bool part_of(int32_t g, std::string value, int32_t reader, std::vector<Step>& steps) {
     std::vector<Step> back;
     for (int depth = 0; depth < 8; ++depth) {
+      const bool after_mod = !back.empty() && back.back().kind == Step::Mod;
       if (sole_reader(g, value) != reader) return false;
       auto it = producers_.find(key(g, value));
       if (it == producers_.end() || taken_.count(it->second)) return false;
@@ -488,19 +476,19 @@ class ExpandPlanner {
       const NodeInfo& m = index_.nodes[p];
       if (!m.domain.empty() || m.outputs.size() != 1 || m.inputs.empty()) return false;
       Step s{Step::Floor, p};
+      if (after_mod && m.op_type != "Floor") return false;
       if (m.op_type == "Cast") {
-        part.codes = constant(g, m.inputs[0]);
-        if (part.codes < 0 || !is_integer_type(index_.tensors[part.codes].data_type) || sole_reader(g, m.inputs[0]) != p ||
+        Step begin{Step::PartBegin, -1, constant(g, m.inputs[0])};
+        if (begin.constant < 0 || !is_integer_type(index_.tensors[begin.constant].data_type) || sole_reader(g, m.inputs[0]) != p ||
             !onnx::is_float_weight_type(static_cast<int32_t>(m.to))) {
           return false;
         }
         s.kind = Step::CastTo;
         s.to = static_cast<int32_t>(m.to);
         back.push_back(s);
-        part.graph = g;
-        part.steps.assign(back.rbegin(), back.rend());
-        part.output = value;
-        return plan_dims(part);
+        steps.push_back(begin);
+        steps.insert(steps.end(), back.rbegin(), back.rend());
+        return true;
       }
       if (m.op_type == "Floor") {
         if (m.inputs.size() != 1) return false;
@@ -526,13 +514,17 @@ class ExpandPlanner {
 
   // Shapes through the chain, to size the result before computing it.
   bool plan_dims(Chain& c) {
-    std::vector<int64_t> dims = index_.tensors[c.codes].dims;
+    std::vector<int64_t> dims = index_.tensors[c.codes].dims, aside;
     for (const Step& s : c.steps) {
-      if (s.kind == Step::Mul || s.kind == Step::Add || s.kind == Step::Sub || s.kind == Step::Div || s.kind == Step::Mod ||
-          s.kind == Step::AddPart) {
+      if (s.kind == Step::PartBegin) {
+        aside.swap(dims);
+        dims = index_.tensors[s.constant].dims;
+      } else if (s.kind == Step::Mul || s.kind == Step::Add || s.kind == Step::Sub || s.kind == Step::Div || s.kind == Step::Mod ||
+                 s.kind == Step::AddPart) {
         std::vector<int64_t> out;
-        const std::vector<int64_t>& other = s.kind == Step::AddPart ? c.parts[static_cast<size_t>(s.part)].out_dims : index_.tensors[s.constant].dims;
-        if (!broadcast(dims, other, out)) return false;
+        if (!broadcast(s.kind == Step::AddPart ? aside : dims, s.kind == Step::AddPart ? dims : index_.tensors[s.constant].dims, out)) {
+          return false;
+        }
         dims = out;
       } else if (s.kind == Step::Reshape) {
         std::vector<int64_t> shape = expander_.load_shape(s.constant);
@@ -595,18 +587,10 @@ class ExpandPlanner {
     plan.report.tensors.push_back(r);
   }
 
-  // The chain's nodes, its constants that nothing else reads, and its parts with their codes.
+  // The chain's nodes, and its constants that nothing else reads (a part's codes among them).
   void remove_steps(const Chain& c, const GraphInfo& g, Plan& plan) {
     for (const Step& s : c.steps) {
-      remove_field(index_.nodes[s.node].field, g.container, plan);
-      if (s.kind == Step::AddPart) {
-        const Chain& part = c.parts[static_cast<size_t>(s.part)];
-        const TensorInfo& codes = index_.tensors[part.codes];
-        removed_.insert(part.codes);
-        remove_field(codes.node >= 0 ? index_.nodes[codes.node].field : codes.field, g.container, plan);
-        remove_input(codes, plan);
-        remove_steps(part, g, plan);
-      }
+      if (s.node >= 0) remove_field(index_.nodes[s.node].field, g.container, plan);
       for (int32_t t : {s.constant, s.zero}) {
         if (t < 0 || removed_.count(t) || kept_.count(t)) continue;
         if (still_read(index_.tensors[t])) {  // once per tensor: chains may share their scales

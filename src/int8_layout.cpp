@@ -1,3 +1,4 @@
+#include "cold.h"
 #include "int8_layout.h"
 
 #include <algorithm>
@@ -64,7 +65,7 @@ std::vector<float> axis_absmax(const uint8_t* x, const std::vector<int64_t>& dim
 
 // The slices along `axis` looked at when estimating a candidate: about kSampleValues values, in
 // runs of up to 16 consecutive slices spread evenly (consecutive columns share cache lines).
-std::vector<uint64_t> sample_slices(const AxisView& v) {
+ONNX_SHRINK_COLD std::vector<uint64_t> sample_slices(const AxisView& v) {
   const uint64_t slice = v.outer * v.inner;
   uint64_t count = slice ? (kSampleValues + slice - 1) / slice : v.extent;
   count = std::min<uint64_t>(std::max<uint64_t>(count, 4), v.extent);
@@ -105,7 +106,7 @@ void for_each_in_slice(const uint8_t* x, const std::vector<int64_t>& dims, int64
 
 // Separable scales: values divided by a factor along b, then uniform per slice along a (b == a with
 // factors of 1: plain per-slice codes). Adds the sum of x^2 over the tensor to `signal` when given.
-double separable_noise(const uint8_t* x, const std::vector<int64_t>& dims, int64_t a, int64_t b,
+ONNX_SHRINK_COLD double separable_noise(const uint8_t* x, const std::vector<int64_t>& dims, int64_t a, int64_t b,
                        const std::vector<float>& factors, double* signal = nullptr) {
   const AxisView va = view_around(dims, a);
   const std::vector<uint64_t> slices = sample_slices(va);
@@ -131,7 +132,7 @@ double separable_noise(const uint8_t* x, const std::vector<int64_t>& dims, int64
 // A codebook: values divided by their slice's max along a, one k-means table of 256 levels. Only
 // the sampled slices are read; their factors come from their own values. Returns the estimated
 // squared error, or infinity when the sample has too many distinct values for a codebook to win.
-double codebook_noise(const uint8_t* x, const std::vector<int64_t>& dims, int64_t a) {
+ONNX_SHRINK_COLD double codebook_noise(const uint8_t* x, const std::vector<int64_t>& dims, int64_t a) {
   const AxisView va = view_around(dims, a);
   const std::vector<uint64_t> slices = sample_slices(va);
   std::vector<float> u;
@@ -200,7 +201,7 @@ uint64_t Int8Layout::factor_count() const {
   return n;
 }
 
-Int8Layout uniform_layout(const std::vector<int64_t>& dims, int64_t axis, uint32_t block, Form form, std::string& note) {
+ONNX_SHRINK_COLD Int8Layout uniform_layout(const std::vector<int64_t>& dims, int64_t axis, uint32_t block, Form form, std::string& note) {
   Int8Layout l;
   const size_t rank = dims.size();
   const uint64_t n = product(dims, 0, rank);
@@ -244,26 +245,21 @@ Int8Layout uniform_layout(const std::vector<int64_t>& dims, int64_t axis, uint32
   return l;
 }
 
-double estimate_sqnr_db(const Int8Layout& l, const uint8_t* x, const std::vector<int64_t>& dims) {
+ONNX_SHRINK_COLD double estimate_sqnr_db(const Int8Layout& l, const uint8_t* x, const std::vector<int64_t>& dims) {
   // Per slice along the channel axis (blocks counted as whole slices: an overestimate of their noise
-  // that keeps the order), from a sample; a layout without one is one group.
-  const uint64_t n = product(dims, 0, dims.size());
+  // that keeps the order), from a sample.
   double signal = 0, noise = 0;
-  if (l.axis < 0) {
-    float lo = 0, hi = 0;
-    bool finite = true;
-    if (n) lo = hi = kernels::load_f32(x), kernels::minmax(x, static_cast<size_t>(n), lo, hi, finite);
-    for (uint64_t k = 0; k < n; ++k) signal += double(kernels::load_f32(x + 4 * k)) * kernels::load_f32(x + 4 * k);
-    noise = uniform_noise(lo, hi, double(n));
-  } else {
-    std::vector<float> factors;
-    int64_t b = l.axis;
+  {
+    // The factors from the sampled slices alone (a pass over the whole tensor would cost as much as
+    // coding it: an estimate for ordering does not need it).
+    const int64_t b = l.factor_axis >= 0 ? l.factor_axis : l.axis;
+    std::vector<float> factors(static_cast<size_t>(dims[static_cast<size_t>(b)]), 1.0f);
     if (l.factor_axis >= 0) {
-      b = l.factor_axis;
-      factors = axis_absmax(x, dims, b);
+      std::fill(factors.begin(), factors.end(), 0.0f);
+      for (uint64_t i : sample_slices(view_around(dims, l.axis))) {
+        for_each_in_slice(x, dims, l.axis, i, b, [&](float v, uint64_t j) { factors[j] = std::max(factors[j], std::fabs(v)); });
+      }
       for (float& f : factors) f = power_of(f, l.factor_power);
-    } else {
-      factors.assign(static_cast<size_t>(dims[static_cast<size_t>(l.axis)]), 1.0f);
     }
     noise = separable_noise(x, dims, l.axis, b, factors, &signal);
   }
@@ -318,7 +314,7 @@ void group_ranges(const Int8Layout& l, const uint8_t* x, uint64_t n, std::vector
   }
 }
 
-std::vector<float> layout_factors(const Int8Layout& l, const uint8_t* x, const std::vector<int64_t>& dims) {
+ONNX_SHRINK_COLD std::vector<float> layout_factors(const Int8Layout& l, const uint8_t* x, const std::vector<int64_t>& dims) {
   const int64_t axis = l.codebook ? l.axis : l.factor_axis;
   const int power = l.codebook ? 4 : l.factor_power;
   std::vector<float> m = axis_absmax(x, dims, axis);
@@ -340,7 +336,7 @@ void multiply_along(const uint8_t* x, const std::vector<int64_t>& dims, int64_t 
   }
 }
 
-Int8Layout choose_int8_layout(const uint8_t* x, const std::vector<int64_t>& dims, int64_t out_axis, int64_t in_axis,
+ONNX_SHRINK_COLD Int8Layout choose_int8_layout(const uint8_t* x, const std::vector<int64_t>& dims, int64_t out_axis, int64_t in_axis,
                               Form form, bool search) {
   std::string note;
   const size_t rank = dims.size();

@@ -63,8 +63,8 @@ Int8Layout uniform_layout(const std::vector<int64_t>& dims, int64_t axis, uint32
 Int8Layout choose_int8_layout(const uint8_t* x, const std::vector<int64_t>& dims, int64_t out_axis, int64_t in_axis,
                               Form form, bool search);
 
-// The SQNR (dB) a uniform or separable layout is expected to give `x` with 8-bit codes, estimated
-// from a sample of its slices: for ordering tensors by it.
+// The SQNR (dB) a layout of channels or blocks (axis >= 0) is expected to give `x` with 8-bit
+// codes, estimated from a sample of its slices: for ordering tensors by it.
 double estimate_sqnr_db(const Int8Layout& l, const uint8_t* x, const std::vector<int64_t>& dims);
 
 // The group of the value at storage index k.

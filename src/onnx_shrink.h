@@ -221,18 +221,30 @@ class VectorSink final : public Sink {
   std::vector<uint8_t> bytes;
 };
 
-// Returns the source for an external-data file named by a tensor's `location`, or nullptr when
-// the caller does not have it (which becomes Error(ExternalDataMissing) naming file and tensor).
-using ExternalResolver = std::function<const Source*(const std::string& location)>;
+// Finds the external-data files a model's tensors name (their `location`).
+class ExternalResolver {
+ public:
+  virtual ~ExternalResolver() = default;
+  // The source for file `location`, or nullptr when the caller does not have it (which becomes
+  // Error(ExternalDataMissing) naming file and tensor).
+  virtual const Source* find(const std::string& location) = 0;
+};
 
-// Called as work proceeds with the fraction done (0..1) and the current stage ("reading",
-// "encoding", "writing"). Return false to stop: the call then throws Error(Cancelled).
-using Progress = std::function<bool(double fraction, const char* stage)>;
+// Told how the work proceeds.
+class Progress {
+ public:
+  virtual ~Progress() = default;
+  // The fraction done (0..1) and the current stage ("reading", "encoding", "writing"). Return
+  // false to stop: the call then throws Error(Cancelled).
+  virtual bool report(double fraction, const char* stage) = 0;
+};
 
+// (Interfaces, as Source and Sink, rather than std::function: in WebAssembly each std::function
+// target costs the downloaded module about 0.4 KB.)
 struct Io {
-  ExternalResolver external;    // for models with external data
-  Sink* external_sink = nullptr;  // receives the external data file when it is written
-  Progress progress;
+  ExternalResolver* external = nullptr;  // for models with external data
+  Sink* external_sink = nullptr;         // receives the external data file when it is written
+  Progress* progress = nullptr;
 };
 
 // ---------------------------------------------------------------------------------------------

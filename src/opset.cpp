@@ -68,6 +68,7 @@ std::vector<std::string> ops_changed_between(const ModelIndex& index, int64_t fr
       continue;
     }
     for (int v : h->versions) {
+      if (v == 0) break;
       if (v > from && v <= to && !behaviour_kept(node.op_type, v)) {
         changed.insert(node.op_type);
         break;

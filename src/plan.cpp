@@ -199,7 +199,7 @@ struct Stored {
 
 class Planner {
  public:
-  Planner(const ModelIndex& index, TensorData& data, const Options& options, bool external, const Progress& progress)
+  Planner(const ModelIndex& index, TensorData& data, const Options& options, bool external, Progress* progress)
       : index_(index), data_(data), options_(options), external_(external), progress_(progress) {}
 
   Plan run() {
@@ -208,10 +208,9 @@ class Planner {
     if (options_.mode == Mode::Int8) check_int8_opset();
     choose_items();
     if (options_.mode == Mode::Int8 && options_.form == Form::Dq) plan_opset();
-    if (!(options_.mode == Mode::Int8 && options_.bits == 0 && allocate_low_bits())) {
-      build_edits();
-      plan_.output_size = finish_layout(index_, plan_.edits);
-    }
+    if (options_.mode == Mode::Int8 && options_.bits == 0) allocate_low_bits();
+    build_edits();
+    plan_.output_size = finish_layout(index_, plan_.edits);
     if (plan_.output_size > kProtobufLimit) {
       throw Error(ErrorCode::TooLarge, "the result would be " + std::to_string(plan_.output_size) +
                                            " bytes, over the 2 GB limit of a protobuf file: write external data");
@@ -670,11 +669,11 @@ class Planner {
     return noise <= signal * 1e-6;
   }
 
-  // Low bits (Options::bits) need the fold form's float offsets, a uniform or separable layout, Mod
+  // Low bits (Options::bits) need the fold form's float offsets, a layout of channels or blocks, Mod
   // (opset 10) where the nodes go, whole bytes of them (n a multiple of 8), and values well inside
   // their type's range (so that no code needs moving inward: saturation.h).
   bool may_take_low_bits(const TensorInfo& t, const Int8Layout& l, float largest) const {
-    if (options_.form != Form::Fold || l.seed || l.codebook || t.elements == 0 || t.elements % 8 != 0) return false;
+    if (options_.form != Form::Fold || l.seed || l.codebook || l.axis < 0 || t.elements % 8 != 0) return false;
     if (!(largest <= onnx::largest_finite(t.data_type) / 4)) return false;
     int32_t g = t.graph;
     while (index_.graphs[g].parent_node >= 0) g = index_.nodes[index_.graphs[g].parent_node].graph;
@@ -683,7 +682,7 @@ class Planner {
   }
 
   void report_progress(double fraction) {
-    if (progress_ && !progress_(fraction, "reading")) throw Error(ErrorCode::Cancelled, "cancelled");
+    if (progress_ && !progress_->report(fraction, "reading")) throw Error(ErrorCode::Cancelled, "cancelled");
   }
 
   // --- auto bits ---------------------------------------------------------------------------
@@ -691,74 +690,46 @@ class Planner {
   // Options::bits 0: the bytes the float16 small tensors save go to low bits of the 8-bit codes.
   // Each next bit goes to the tensor whose estimated SQNR is lowest at that point (water-filling:
   // relative to its tensor, the error a bit halves is largest there), up to a 10th, as long as it
-  // fits. Sizes come from estimates, then from laying out the output for real: the result is never
-  // larger than with 8 bits and the small tensors left alone. Returns whether it laid out the
-  // output (plan_.edits and output_size are then final).
-  bool allocate_low_bits() {
+  // fits. What a half saves is counted low and what a bit costs high (with room for length
+  // prefixes that grow), so the result is never larger than with 8 bits and the small tensors left
+  // alone, without laying that out.
+  void allocate_low_bits() {
     using Level = std::pair<double, int32_t>;  // estimated SQNR with the bits so far, item
     std::priority_queue<Level, std::vector<Level>, std::greater<Level>> next;
-    bool any_half = false;
+    auto digits = [](size_t i) { return static_cast<int64_t>(std::to_string(i).size()); };
+    // Length prefixes of the messages around the changes may grow by a byte or two each.
+    std::set<int32_t> around;
+    int64_t budget = -16;
     for (size_t i = 0; i < plan_.items.size(); ++i) {
-      if (plan_.items[i].action == Action::Half) any_half = true;
-      if (plan_.items[i].low_bits_allowed) next.push({plan_.items[i].sqnr_estimate, static_cast<int32_t>(i)});
+      const Item& item = plan_.items[i];
+      const TensorInfo& t = index_.tensors[item.tensor];
+      for (int32_t c = index_.graphs[t.graph].container; c >= 0 && around.insert(c).second; c = index_.containers[c].parent) {
+        budget -= 4;
+      }
+      // Half the data, less a Cast node and the name it reads, "hf<item>", twice: under 40 bytes and
+      // the name (the tensor gives up its long name for it).
+      if (item.action == Action::Half) budget += static_cast<int64_t>(2 * t.elements) - 2 * digits(i) - 40;
+      if (item.low_bits_allowed) next.push({item.sqnr_estimate, static_cast<int32_t>(i)});
     }
-    if (!any_half || next.empty()) return false;
-    const Mark mark = this->mark();
-    skip_halves_ = true;
-    const uint64_t plain = layout_then_undo(mark);
-    skip_halves_ = false;
-    const uint64_t with_halves = layout_then_undo(mark);
-    uint64_t budget = plain > with_halves ? plain - with_halves : 0;
-    std::vector<int32_t> steps;  // each raised one bit, in order
-    while (!next.empty()) {
+    std::set<std::pair<int32_t, int32_t>> shared;  // graph and form, bits: digits and base paid for
+    while (!next.empty() && budget > 0) {
       const Level top = next.top();
       next.pop();
       Item& item = plan_.items[top.second];
       const TensorInfo& t = index_.tensors[item.tensor];
-      // The packed bits and, with the first, the nodes and constants that add them (about 420
-      // bytes and a name; the layout below settles it). What does not fit now never will.
-      const uint64_t cost = t.elements / 8 + (item.layout.low_bits == 0 ? 420 + t.name.size() : 0);
+      const int32_t bits = item.layout.low_bits + 1;
+      const std::pair<int32_t, int32_t> key{t.graph * 2 + (t.node >= 0), bits};
+      // The packed bits; with the first, the nodes and constants that add them (low_bits_nodes: at
+      // most 350 bytes, the names "lb<item>.*", the shape and the Add's reading of the weight's
+      // chain); the graph's digits and base the first time (140). What does not fit now never will.
+      int64_t cost = static_cast<int64_t>(t.elements / 8) + (shared.count(key) ? 0 : 140);
+      if (bits == 1) cost += 350 + 14 * digits(top.second) + static_cast<int64_t>(t.name.size() + 8 * item.layout.code_dims.size());
       if (cost > budget) continue;
       budget -= cost;
-      item.layout.low_bits += 1;
-      steps.push_back(top.second);
-      if (item.layout.low_bits < 2) next.push({top.first + 6.02, top.second});
+      shared.insert(key);
+      item.layout.low_bits = bits;
+      if (bits < 2) next.push({top.first + 6.02, top.second});
     }
-    for (;;) {
-      build_edits();
-      plan_.output_size = finish_layout(index_, plan_.edits);
-      if (plan_.output_size <= plain || steps.empty()) return true;
-      undo(mark);
-      plan_.items[steps.back()].layout.low_bits -= 1;
-      steps.pop_back();
-    }
-  }
-
-  // What build_edits changes, to lay out a plan and then take it back.
-  struct Mark {
-    size_t items, names, removed_inputs;
-    uint64_t cursor;
-  };
-  Mark mark() const { return {plan_.items.size(), added_names_.size(), plan_.report.removed_inputs.size(), external_cursor_}; }
-  void undo(const Mark& m) {
-    plan_.items.resize(m.items);  // relocations
-    while (added_names_.size() > m.names) {
-      const AddedName& a = added_names_.back();
-      names_.erase(a.name);
-      suffix_[a.base] = a.suffix;
-      added_names_.pop_back();
-    }
-    plan_.report.removed_inputs.resize(m.removed_inputs);
-    external_cursor_ = m.cursor;
-    plan_.edits.clear();
-    input_edits_.clear();
-    perm_added_.clear();
-  }
-  uint64_t layout_then_undo(const Mark& m) {
-    build_edits();
-    const uint64_t size = finish_layout(index_, plan_.edits);
-    undo(m);
-    return size;
   }
 
   // --- opset -------------------------------------------------------------------------------
@@ -803,10 +774,8 @@ class Planner {
   std::string unique(const std::string& base) {
     std::string name = base;
     int32_t& k = suffix_[base];
-    const int32_t before = k;
     while (names_.count(name)) name = base + "_" + std::to_string(++k);
     names_.insert(name);
-    added_names_.push_back({name, base, before});
     return name;
   }
 
@@ -848,7 +817,7 @@ class Planner {
     for (int32_t i : order) {
       const Action action = plan_.items[i].action;
       if (action == Action::Int8) int8_edits(i, inserts);
-      else if (action == Action::Half && !skip_halves_) half_edits(i, inserts);
+      else if (action == Action::Half) half_edits(i, inserts);
       else data_edit(i, action == Action::Palette ? PayloadKind::Palette : PayloadKind::Copy);
     }
     for (size_t g = 0; g < inserts.size(); ++g) {
@@ -945,7 +914,7 @@ class Planner {
     const std::string prefix = w + "::dequantize/";
     std::vector<Message> nodes;
     std::string current;
-    const std::string low_values = l.low_bits ? low_bits_nodes(i, low, per_byte, l, stored, nodes) : std::string();
+    const std::string low_values = l.low_bits ? low_bits_nodes(i, t, low, l, stored, nodes) : std::string();
     struct Step {
       std::string op;
       std::vector<std::string> extra;  // inputs after the running value
@@ -1009,42 +978,48 @@ class Planner {
   // The nodes that turn the packed low bits of item i's codes (tensor `low`: [n / per_byte, 1]
   // bytes) into floats low / 2^bits in the codes' shape, for the chain to add to the codes:
   //   digit j of byte b = Mod(Floor(b / 2^(j bits)), 2^bits), over [n / per_byte, per_byte], / 2^bits.
-  // Every step is exact in fp32, and onnxruntime folds it at load with the rest of the chain. Its
-  // constants are added to `stored`; returns the name of the result. Names are short ("lb<item>.*"),
-  // and the nodes unnamed: on a model of long names they would cost more than the bits they carry.
-  std::string low_bits_nodes(int32_t i, const std::string& low, int64_t per_byte, const Int8Layout& l,
+  // Every step is exact in fp32, and onnxruntime folds it at load with the rest of the chain. The
+  // digits' divisors and the base are constants shared by the graph's tensors of one form
+  // (initializers, or Constant nodes: the first one's stand before the others'); new constants go
+  // to `stored`. Returns the name of the result. Names are short ("lb<item>.*"), and the nodes
+  // unnamed: on a model of long names they would cost more than the bits they carry.
+  std::string low_bits_nodes(int32_t i, const TensorInfo& t, const std::string& low, const Int8Layout& l,
                              std::vector<Stored>& stored, std::vector<Message>& nodes) {
     const std::string tag = "lb" + std::to_string(i);
-    const float base = static_cast<float>(1 << l.low_bits);
-    std::string digits_raw(4 * static_cast<size_t>(per_byte), '\0');
-    for (int64_t j = 0; j < per_byte; ++j) {
-      const float d = static_cast<float>(1u << (j * l.low_bits));
-      std::memcpy(&digits_raw[4 * static_cast<size_t>(j)], &d, 4);
-    }
-    std::string base_raw(4, '\0'), shape_raw(8 * l.code_dims.size(), '\0');
-    std::memcpy(&base_raw[0], &base, 4);
-    for (size_t d = 0; d < l.code_dims.size(); ++d) std::memcpy(&shape_raw[8 * d], &l.code_dims[d], 8);
-    const int64_t rank = static_cast<int64_t>(l.code_dims.size());
-    auto constant = [&](const char* suffix, int32_t type, const std::vector<int64_t>& dims, const std::string& raw) {
+    const int64_t per_byte = 8 / l.low_bits;
+    auto constant = [&](const char* suffix, int32_t type, const std::vector<int64_t>& dims, const void* raw, size_t size) {
       const std::string name = unique(tag + suffix);
-      stored.push_back({name, literal_tensor(name, type, dims, raw), type, dims, true});
+      stored.push_back({name, literal_tensor(name, type, dims, std::string(static_cast<const char*>(raw), size)), type, dims, true});
       return name;
     };
-    const std::string digits = constant(".d", onnx::kFloat, {1, per_byte}, digits_raw);
-    const std::string m = constant(".m", onnx::kFloat, {}, base_raw);
-    const std::string shape = constant(".s", onnx::kInt64, {rank}, shape_raw);
+    const int32_t key = (t.graph * 2 + (t.node >= 0)) * 8 + l.low_bits;
+    const Digits* shared = nullptr;
+    for (const Digits& d : low_bit_digits_) shared = d.key == key ? &d : shared;
+    if (!shared) {
+      float digits[8];
+      for (int64_t j = 0; j < per_byte; ++j) digits[j] = static_cast<float>(1u << (j * l.low_bits));
+      const float base = static_cast<float>(1 << l.low_bits);
+      std::string d = constant(".d", onnx::kFloat, {1, per_byte}, digits, 4 * static_cast<size_t>(per_byte));
+      low_bit_digits_.push_back({key, std::move(d), constant(".m", onnx::kFloat, {}, &base, 4)});
+      shared = &low_bit_digits_.back();
+    }
+    const std::string shape = constant(".s", onnx::kInt64, {static_cast<int64_t>(l.code_dims.size())}, l.code_dims.data(),
+                                       8 * l.code_dims.size());
     std::string value = low;
-    auto node = [&](const char* op, std::vector<std::string> inputs, std::vector<build::Attribute> attributes = {}) {
-      const std::string out = unique(tag + "." + std::to_string(nodes.size()));
-      nodes.push_back(build::node(op, "", inputs, {out}, attributes));
-      value = out;
+    auto node = [&](const char* op, const std::string* operand, const char* attribute, int64_t setting) {
+      std::vector<std::string> inputs{value};
+      if (operand) inputs.push_back(*operand);
+      value = unique(tag + "." + std::to_string(nodes.size()));
+      std::vector<build::Attribute> attributes;
+      if (attribute) attributes.push_back({attribute, setting});
+      nodes.push_back(build::node(op, "", inputs, {value}, attributes));
     };
-    node("Cast", {value}, {{"to", onnx::kFloat}});
-    node("Div", {value, digits});
-    node("Floor", {value});
-    node("Mod", {value, m}, {{"fmod", 1}});
-    node("Div", {value, m});
-    node("Reshape", {value, shape});
+    node("Cast", nullptr, "to", onnx::kFloat);
+    node("Div", &shared->digits, nullptr, 0);
+    node("Floor", nullptr, nullptr, 0);
+    node("Mod", &shared->base, "fmod", 1);
+    node("Div", &shared->base, nullptr, 0);
+    node("Reshape", &shape, nullptr, 0);
     return value;
   }
 
@@ -1173,7 +1148,7 @@ class Planner {
   TensorData& data_;
   const Options& options_;
   const bool external_;
-  const Progress& progress_;
+  Progress* progress_;
   Plan plan_;
   std::set<std::string> names_;
   std::map<std::string, std::vector<Consumer>> readers_;
@@ -1183,12 +1158,11 @@ class Planner {
   std::vector<int32_t> subtree_end_;     // graph -> one past its last nested subgraph
   std::set<std::string> defined_twice_;  // "name\ngraph" of tensors whose name is given twice
   std::set<int32_t> perm_added_;  // Transpose nodes given an explicit perm
-  struct AddedName {
-    std::string name, base;
-    int32_t suffix;  // suffix_[base] before
+  struct Digits {
+    int32_t key;  // graph, form (Constant nodes or initializers) and bits
+    std::string digits, base;
   };
-  std::vector<AddedName> added_names_;  // by unique(), in order (to take a layout back)
-  bool skip_halves_ = false;  // lay out without the float16 small tensors
+  std::vector<Digits> low_bit_digits_;  // the constants low_bits_nodes shares
   std::vector<Edit> input_edits_;
   int64_t raised_opset_ = 0;
   uint64_t external_cursor_ = 0;
@@ -1197,7 +1171,7 @@ class Planner {
 }  // namespace
 
 Plan plan_shrink(const ModelIndex& index, TensorData& data, const Options& options, bool external_output,
-                 const Progress& progress) {
+                 Progress* progress) {
   return Planner(index, data, options, external_output, progress).run();
 }
 

@@ -38,7 +38,7 @@ struct Plan {
 // NaN or infinity are left alone) and checks every external reference, so that whatever can fail
 // fails before the first byte is written.
 Plan plan_shrink(const ModelIndex& index, TensorData& data, const Options& options, bool external_output,
-                 const Progress& progress);
+                 Progress* progress);
 
 // Sorts `edits`, adds the rewritten length prefix of every container that changes size, and
 // returns the size of the output. Throws Error(TooLarge) past the 2 GB protobuf limit.

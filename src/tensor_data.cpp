@@ -14,7 +14,7 @@ uint64_t TensorData::raw_size(const TensorInfo& t) {
 const Source& TensorData::external(const TensorInfo& t) {
   auto it = externals_.find(t.location);
   if (it != externals_.end()) return *it->second;
-  const Source* source = resolver_ ? resolver_(t.location) : nullptr;
+  const Source* source = resolver_ ? resolver_->find(t.location) : nullptr;
   if (!source) {
     throw Error(ErrorCode::ExternalDataMissing, "tensor '" + t.name + "' keeps its data in the external file '" +
                                                     t.location + "', which was not supplied");

@@ -13,7 +13,7 @@ namespace onnx_shrink {
 
 class TensorData {
  public:
-  TensorData(proto::Window& model, const ExternalResolver& resolver) : model_(model), resolver_(resolver) {}
+  TensorData(proto::Window& model, ExternalResolver* resolver) : model_(model), resolver_(resolver) {}
 
   // Checks that the tensor's data can be read (external file supplied, range inside it, length
   // consistent with the shape), so that problems surface before any output is written.
@@ -36,7 +36,7 @@ class TensorData {
   const uint8_t* stored(const TensorInfo& t);
 
   proto::Window& model_;
-  const ExternalResolver& resolver_;
+  ExternalResolver* resolver_;
   std::map<std::string, const Source*> externals_;
   ByteBuffer stored_, converted_;
 };

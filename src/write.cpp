@@ -24,7 +24,7 @@ class CountingSink final : public Sink {
 
 class Writer {
  public:
-  Writer(proto::Window& model, const Plan& plan, Encoder& encoder, Sink& out, Sink* external, const Progress& progress)
+  Writer(proto::Window& model, const Plan& plan, Encoder& encoder, Sink& out, Sink* external, Progress* progress)
       : model_(model), plan_(plan), encoder_(encoder), out_(&out), external_(external), progress_(progress),
         total_(plan.output_size + plan.external_size) {}
 
@@ -71,14 +71,14 @@ class Writer {
 
   void report() {
     const double fraction = total_ ? double(out_.written + external_.written) / double(total_) : 1.0;
-    if (progress_ && !progress_(std::min(1.0, fraction), "writing")) throw Error(ErrorCode::Cancelled, "cancelled");
+    if (progress_ && !progress_->report(std::min(1.0, fraction), "writing")) throw Error(ErrorCode::Cancelled, "cancelled");
   }
 
   proto::Window& model_;
   const Plan& plan_;
   Encoder& encoder_;
   CountingSink out_, external_;
-  const Progress& progress_;
+  Progress* progress_;
   const uint64_t total_;
 };
 
@@ -90,7 +90,7 @@ class NullSink final : public Sink {
 }  // namespace
 
 void write_output(proto::Window& model, const Plan& plan, Encoder& encoder, Sink& out, Sink* external_out,
-                  const Progress& progress) {
+                  Progress* progress) {
   if (plan.external_size > 0 && !external_out) {
     throw Error(ErrorCode::BadOption, "the result has external data but no place to write it was given");
   }
@@ -99,7 +99,7 @@ void write_output(proto::Window& model, const Plan& plan, Encoder& encoder, Sink
   Writer(model, plan, encoder, out, external_out, progress).run();
 }
 
-void encode_only(const Plan& plan, Encoder& encoder, const Progress& progress) {
+void encode_only(const Plan& plan, Encoder& encoder, Progress* progress) {
   NullSink null;
   uint64_t done = 0, total = 0;
   for (const Edit& e : plan.edits) {
@@ -110,7 +110,7 @@ void encode_only(const Plan& plan, Encoder& encoder, const Progress& progress) {
       if (!c.has_payload) continue;
       encoder.write(c.payload, null);
       done += c.payload.size;
-      if (progress && !progress(total ? double(done) / double(total) : 1.0, "encoding")) {
+      if (progress && !progress->report(total ? double(done) / double(total) : 1.0, "encoding")) {
         throw Error(ErrorCode::Cancelled, "cancelled");
       }
     }

@@ -12,7 +12,7 @@ export class OnnxShrinkError extends Error {
 }
 
 const OPTION_DEFAULTS = {
-  mode: 'int8', scheme: 'auto', form: 'fold', levels: 256, block: 0, minElements: 16384,
+  mode: 'int8', scheme: 'auto', form: 'fold', levels: 256, block: 0, bits: 'auto', minElements: 16384, small: 'auto',
   exclude: [], excludeNodes: [], excludeOps: [],
   externalData: 'auto', externalLocation: '', externalThreshold: 1024, externalAlignment: 4096, roundingDraw: 0,
 };
@@ -48,6 +48,11 @@ export function normaliseOptions(options = {}) {
       continue;
     }
     if (!(key in OPTION_DEFAULTS)) throw badOption(`unknown option '${key}'`);
+    if (key === 'bits') {  // 'auto' or a number; the engine takes 0 for auto
+      if (value !== 'auto' && !Number.isInteger(value)) throw badOption(`option 'bits' should be 'auto' or a number, not ${JSON.stringify(value)}`);
+      out.bits = value === 'auto' ? 0 : value;
+      continue;
+    }
     const expected = Array.isArray(OPTION_DEFAULTS[key]) ? 'array' : typeof OPTION_DEFAULTS[key];
     const actual = Array.isArray(value) ? 'array' : value === null ? 'null' : typeof value;
     if (expected !== actual) throw badOption(`option '${key}' should be ${expected === 'array' ? 'an' : 'a'} ${expected}, not ${actual}`);
@@ -61,6 +66,7 @@ export function normaliseOptions(options = {}) {
     }
     out[key] = value;
   }
+  if (out.bits === 'auto') out.bits = 0;
   return out;
 }
 

@@ -274,10 +274,10 @@ std::string base_name(const std::string& path) {
 }
 
 // External data files, found beside the model. Locations may not leave the model's folder.
-class ExternalFiles {
+class ExternalFiles final : public onnx_shrink::ExternalResolver {
  public:
   explicit ExternalFiles(std::string folder) : folder_(std::move(folder)) {}
-  const onnx_shrink::Source* open(const std::string& location) {
+  const onnx_shrink::Source* find(const std::string& location) override {
     auto it = sources_.find(location);
     if (it != sources_.end()) return it->second.get();
     if (location.empty() || location[0] == '/' || location.find("..") != std::string::npos) {
@@ -430,7 +430,7 @@ int run(const Arguments& a) {
   onnx_shrink::MemorySource source(input.data(), input.size());
   ExternalFiles externals(folder_of(a.input));
   onnx_shrink::Io io;
-  io.external = [&](const std::string& location) { return externals.open(location); };
+  io.external = &externals;
 
   onnx_shrink::Report report;
   if (a.inspect) {

@@ -1,4 +1,5 @@
 #include "palette_levels.h"
+#include "../cold.h"
 
 #include <algorithm>
 #include <cmath>
@@ -170,14 +171,14 @@ uint32_t histogram_bins(uint32_t levels) {
   return bins;
 }
 
-Histogram make_histogram(float min, float max, uint32_t levels) {
+ONNX_SHRINK_COLD Histogram make_histogram(float min, float max, uint32_t levels) {
   Histogram h = histogram_shape(min, max, levels);
   h.counts = std::vector<uint64_t>(h.bins);  // zeros
   h.sums = std::vector<double>(h.bins);
   return h;
 }
 
-Histogram histogram_shape(float min, float max, uint32_t levels) {
+ONNX_SHRINK_COLD Histogram histogram_shape(float min, float max, uint32_t levels) {
   Histogram h;
   h.min = min;
   h.max = max;
@@ -193,7 +194,7 @@ Histogram histogram_shape(float min, float max, uint32_t levels) {
 // every layer's gain drops a little and the drops compound through a network (and through the
 // steps of a recurrent one). Scaling the levels by sum x^2 / sum x q makes the error uncorrelated
 // with the values, as rounding to a uniform grid is, at a negligible cost in squared error.
-static void remove_gain_bias(const Histogram& h, const Prefix& p, Design& d) {
+ONNX_SHRINK_COLD static void remove_gain_bias(const Histogram& h, const Prefix& p, Design& d) {
   const Cells c = assign(h, p, d.thresholds);
   double xq = 0, q2 = 0, x2 = 0;
   for (size_t j = 0; j < d.levels.size(); ++j) {
@@ -209,7 +210,7 @@ static void remove_gain_bias(const Histogram& h, const Prefix& p, Design& d) {
   evaluate(h, p, d);
 }
 
-Design uniform(const Histogram& h, uint32_t levels) {
+ONNX_SHRINK_COLD Design uniform(const Histogram& h, uint32_t levels) {
   Design d;
   d.scheme = "uniform";
   // The original tool's grid: multiples of scale = range / (levels - 1), starting at round(min / scale).
@@ -229,7 +230,7 @@ Design ecsq(const Histogram& h, uint32_t levels, double lambda) {
   return run_ecsq(h, p, levels, lambda);
 }
 
-Design choose(const Histogram& h, uint32_t levels, Choice choice) {
+ONNX_SHRINK_COLD Design choose(const Histogram& h, uint32_t levels, Choice choice) {
   Design u = uniform(h, levels);
   if (choice == Choice::Uniform || !(h.max > h.min) || levels < 2) return u;
   Prefix p(h);

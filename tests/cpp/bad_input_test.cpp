@@ -72,6 +72,16 @@ std::vector<uint8_t> bytes_of(const std::string& s) { return std::vector<uint8_t
 
 }  // namespace
 
+namespace {
+// The external data file `name` and no other.
+struct OneFile final : ExternalResolver {
+  OneFile(std::string name, const Source* source) : name(std::move(name)), source(source) {}
+  const Source* find(const std::string& location) override { return location == name ? source : nullptr; }
+  std::string name;
+  const Source* source;
+};
+}  // namespace
+
 TEST(BadInput, TheTinyModelIsValid) {
   EXPECT_EQ(attempt(bytes_of(tiny_model(float_tensor({64, 512}, 4 * 64 * 512)))), -1);
 }
@@ -183,8 +193,9 @@ TEST(BadInput, ExternalDataProblemsNameTheTensorAndFile) {
 
   std::vector<uint8_t> short_file(1000, 0);
   MemorySource data(short_file.data(), short_file.size());
+  OneFile file("w.data", &data);
   Io io;
-  io.external = [&](const std::string& location) { return location == "w.data" ? &data : nullptr; };
+  io.external = &file;
   EXPECT_EQ(attempt(model, Options(), io, &message), static_cast<int>(ErrorCode::ExternalDataInvalid));
   EXPECT_NE(message.find("only 1000 bytes"), std::string::npos) << message;
 
@@ -246,8 +257,9 @@ TEST(BadInput, ResultsPastTwoGigabytesAreRefusedInline) {
       done += n;
     }
   });
+  OneFile file("w.data", &data);
   Io io;
-  io.external = [&](const std::string& location) { return location == "w.data" ? &data : nullptr; };
+  io.external = &file;
   Options o;
   o.mode = Mode::Palette;
   o.external = ExternalData::Inline;

@@ -212,21 +212,24 @@ TEST(Engine, ExcludedTensorsAreLeftAlone) {
 TEST(Engine, ProgressIsMonotoneAndCancellable) {
   MemorySource source(det().data(), det().size());
   VectorSink out;
-  Io io;
-  double last = -1;
-  bool monotone = true;
-  io.progress = [&](double f, const char* stage) {
-    if (std::string(stage) == "writing") {
-      monotone &= f >= last;
-      last = f;
+  struct Watch final : Progress {
+    double last = -1;
+    bool monotone = true, go_on = true;
+    bool report(double f, const char* stage) override {
+      if (std::string(stage) == "writing") {
+        monotone &= f >= last;
+        last = f;
+      }
+      return go_on;
     }
-    return true;
-  };
+  } watch;
+  Io io;
+  io.progress = &watch;
   shrink(source, Options(), &out, io);
-  EXPECT_TRUE(monotone);
-  EXPECT_EQ(last, 1.0);
+  EXPECT_TRUE(watch.monotone);
+  EXPECT_EQ(watch.last, 1.0);
 
-  io.progress = [](double, const char*) { return false; };
+  watch.go_on = false;
   VectorSink cancelled;
   try {
     shrink(source, Options(), &cancelled, io);
