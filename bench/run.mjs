@@ -121,6 +121,8 @@ const SCHEMES = [
   { name: 'int8, seed parity (scheme tensor)', flags: ['--scheme', 'tensor'] },
   { name: 'int8, per channel (scheme channel)', flags: ['--scheme', 'channel'] },
   { name: 'int8 default (auto)', flags: [] },
+  { name: 'int8, 8 bits, small tensors kept (bits 8, small keep)', flags: ['--bits', '8', '--small', 'keep'] },
+  { name: 'int8, 10 bits (bits 10)', flags: ['--bits', '10'] },
   { name: 'int8, blocks of 32', flags: ['--block', '32'] },
   { name: 'palette 256 default (auto)', flags: ['--mode', 'palette'] },
   { name: 'palette 256 k-means', flags: ['--mode', 'palette', '--scheme', 'kmeans'] },
@@ -167,6 +169,7 @@ const DRAW_SCHEMES = [
   { name: 'int8, seed parity (scheme tensor)', flags: ['--scheme', 'tensor'] },
   { name: 'int8, per channel (scheme channel)', flags: ['--scheme', 'channel'] },
   { name: 'int8 default (auto)', flags: [] },
+  { name: 'int8, 8 bits, small tensors kept (bits 8, small keep)', flags: ['--bits', '8', '--small', 'keep'] },
 ];
 
 async function roundingDraws(count) {
@@ -192,10 +195,10 @@ async function roundingDraws(count) {
     }
     // Default against the seed's scheme, draw by draw.
     const ratios = perScheme[2].l2.map((v, i) => v / perScheme[0].l2[i]);
-    Object.assign(rows[rows.length - 1], { ratioMedian: median(ratios), ratioOk: ratios.filter((r) => r <= 0.25).length,
+    Object.assign(rows[rows.length - 2], { ratioMedian: median(ratios), ratioOk: ratios.filter((r) => r <= 0.25).length,
                                            medianRatio: median(perScheme[2].l2) / median(perScheme[0].l2),
                                            medianVsSeed: median(perScheme[2].l2) / perScheme[0].l2[0],
-                                           channelMedian: median(perScheme[1].l2) });
+                                           channelMedian: median(perScheme[1].l2), eightMedian: median(perScheme[3].l2) });
   }
   return rows;
 }
@@ -328,9 +331,28 @@ function paletteDesigns(rows) {
 }
 
 // The default's median over draws against plain per-channel codes', per corpus model.
+// The default's median error over draws against that of plain 8-bit codes (bits 8, small keep).
+function autoVsEight(drawRows) {
+  return drawRows.filter((r) => r.eightMedian !== undefined)
+    .map((r) => `${(r.median / r.eightMedian).toFixed(2)} × (${r.model})`).join(' and ');
+}
+
 function autoVsChannel(drawRows) {
   return drawRows.filter((r) => r.channelMedian !== undefined)
     .map((r) => `${(r.median / r.channelMedian).toFixed(2)} × (${r.model})`).join(' and ');
+}
+
+// The bits the default gave each corpus model's tensors, and its size against plain 8-bit codes.
+function bitsSummary(rows) {
+  return [...new Set(rows.map((r) => r.model))].map((model) => {
+    const auto = rows.find((r) => r.model === model && r.scheme.startsWith('int8 default'));
+    const eight = rows.find((r) => r.model === model && r.scheme.startsWith('int8, 8 bits'));
+    const counts = {};
+    for (const t of auto.report.tensors) if (t.changed) counts[t.bits] = (counts[t.bits] ?? 0) + 1;
+    const bits = Object.entries(counts).sort((a, b) => b[0] - a[0]).map(([b, n]) => `${n} at ${b}`).join(', ');
+    return `${model}: ${bits} bits, ${auto.report.totals.smallTensorsFp16} small tensors in float16, ` +
+           `${MB(auto.raw)} against ${MB(eight.raw)} with 8 bits`;
+  }).join('; ');
 }
 
 // fp16 weights against the 8-bit default, per corpus model.
@@ -472,14 +494,14 @@ async function main() {
           'PP-OCR det a few output channels carry most of it: re-rounding only row 47 of conv2d_407 (192 of its 36 864 weights) ' +
           'moved that tensor\'s share of the output error from 0.046 to 0.021. Which rows matter depends on the activations, which a ' +
           'data-free tool does not see. Compare schemes by their medians over draws, not by the third digit of one draw.',
-          '- Errors of different tensors add roughly in quadrature. Shrinking one tensor of det at a time (6 draws each), the ' +
+          '- Errors of different tensors add roughly in quadrature. Shrinking one tensor of det at a time to 8-bit codes (6 draws each), the ' +
           'pointwise convolutions conv2d_405 to conv2d_415 of the backbone carry most of the error; conv2d_407 alone about a third ' +
           'of its power (0.048 of the total 0.08).',
           '- Most of det\'s error there is a shift of whole output channels. The inputs of conv2d_407 to conv2d_413 are mostly ' +
           'their channels\' means (the means\' share of the inputs\' mean square is 62–77 % on the corpus page), and the means ' +
           'differ from channel to channel, so a rounding error e_ij of those weights moves output channel i by about ' +
-          'Σ_j e_ij mean(x_j) everywhere. The data-free bias correction can only assume equal means. Measured once ' +
-          '(2026-11-23, with scripts outside this benchmark): moving each convolution\'s bias by that shift, with the real means ' +
+          'Σ_j e_ij mean(x_j) everywhere. The data-free bias correction can only assume equal means. Measured once with 8-bit ' +
+          'codes (2026-11-23, with scripts outside this benchmark): moving each convolution\'s bias by that shift, with the real means ' +
           'of the page, cuts det\'s error on the page 1.4–8× (median over 6 draws 0.021 against 0.083); means of one half of ' +
           'the page cut it on the other half 1.9× (left) and 1.2× (right) in the median, but made 3 of the 12 worse. No ' +
           'estimate without data held up: the means do not correlate with any statistic of the consuming weights we tried ' +
@@ -494,24 +516,30 @@ async function main() {
           'weights their signs of error at random spreads one tensor\'s share of the output error over 5× (0.002 to 0.011 for ' +
           'encoder.1). The default\'s draw 0 is no better or worse than its other draws; the seed\'s output is the one grid the ' +
           'original tool makes.',
-          '- The default 8-bit scheme (per-output-channel codes with a separable factor per input channel, codebooks for tensors with ' +
-          'few distinct values, data-free bias correction in the fold form) was chosen on the earlier, narrower draws. Over the ' +
-          `draws above, its median error is ${autoVsChannel(drawRows)} plain per-channel codes' ` +
-          '(on silero much of the gain is the codebook for the Fourier basis, which plain per-channel codes lack). On one ' +
-          'rounding either can be better, and no data-free rule we measured tells which: weight SQNR, and even the error ' +
-          'weighted by each input channel\'s real mean square, prefer the separable factors on det. The factor is the square root ' +
-          'of each input channel\'s largest weight. Over 32 re-roundings the exponent ¼ did better in the median (silero 0.0077 ' +
-          'and det 0.059, against 0.0079 and 0.067 with ½; ⅛: 0.0090 and 0.057; ¾ worse on both), and on silero\'s other inputs ' +
-          'and its 8 kHz branch too; but det\'s own rounding with ¼ agrees on 99.884 % of its decisions, under the 99.9 % line ' +
-          'that ½ meets (99.902 %), so ½ stays. Tried (on the earlier draws) and measured ' +
-          'worse or no better on both models: one codebook level per distinct value (silero\'s STFT basis exact instead of 58 dB; ' +
-          'over 32 re-roundings silero\'s error 0.0078 against 0.0077, for 0.7 KB more WebAssembly), ' +
-          'factors from each input channel\'s RMS ' +
-          'instead of its maximum, k-means codebooks on the separably scaled weights (+0.1–0.4 dB weight SQNR, not worth a table), ' +
-          'rounding the taps of each kernel to sum to the exact sum (assumes smooth inputs; silero got worse), blocks at the same ' +
-          'size budget, and rotating each weight matrix by a random orthogonal matrix before rounding (incoherence processing: ' +
-          '+1.5–2.5 dB weight SQNR on silero\'s encoder and LSTM weights, yet no less output error than plain per-channel codes ' +
-          'over three draws).',
+          '- The default spends bytes where they buy most accuracy. Float32 tensors under min_elements (biases, norms, small ' +
+          'kernels) are stored as float16 behind a Cast (60 dB or better, integers exact, nothing past float16\'s range), which ' +
+          'halves their bytes; what that saves buys a 9th and a 10th bit below the 8-bit codes of the large tensors, each next ' +
+          'bit going to the tensor with the lowest estimated SQNR, for as long as the result stays no larger than 8-bit codes ' +
+          'with the small tensors kept. The low bits are stored packed (8, 4 or 2 codes to a byte) and added back by ' +
+          'Cast → Div → Floor → Mod → Div → Reshape, exact in fp32 and folded by onnxruntime at load like the rest. ' +
+          `${bitsSummary(accuracyRows)}. Over the draws above, the default\'s median error is ${autoVsEight(drawRows)} ` +
+          'that of the same scheme at 8 bits.',
+          '- The codes: per-output-channel scales with a separable factor per input channel, the fourth root of its largest ' +
+          'weight; codebooks for tensors with few distinct values; data-free bias correction in the fold form. Over the draws ' +
+          `above, the default\'s median error is ${autoVsChannel(drawRows)} plain per-channel codes\' (which also get the low ` +
+          'bits). The factor\'s exponent, measured over re-roundings (2026-11-23 and 24): with 8-bit codes over 32 draws, ¼ gave ' +
+          'medians of 0.059 on det (½: 0.067; ⅛: 0.057; no factors: 0.064) and 0.0077 on silero (0.0079; 0.0090; 0.0125), and ' +
+          'did better on silero\'s other inputs and its 8 kHz branch; with the default\'s bits (det 10, silero mostly 9) over ' +
+          '24 and 32 draws, det 0.018 against 0.028 with ½ (¼ lower in 67 % of pairs of draws), silero 0.0047 against 0.0046 ' +
+          '(no difference). On one rounding either can be better, and no data-free rule we measured tells which scheme suits a ' +
+          'model: weight SQNR, and even the error weighted by each input channel\'s real mean square, prefer the separable ' +
+          'factors on det. Tried with 8-bit codes and measured worse or no better on both models: one codebook level per distinct ' +
+          'value (silero\'s STFT basis exact instead of 58 dB; over 32 re-roundings silero\'s error 0.0078 against 0.0077, ' +
+          'for 0.7 KB more WebAssembly), factors from each input channel\'s RMS instead of its maximum, k-means codebooks on the ' +
+          'separably scaled weights (+0.1–0.4 dB weight SQNR, not worth a table), rounding the taps of each kernel to sum to the ' +
+          'exact sum (assumes smooth inputs; silero got worse), blocks at the same size budget, and rotating each weight matrix ' +
+          'by a random orthogonal matrix before rounding (incoherence processing: +1.5–2.5 dB weight SQNR on silero\'s encoder ' +
+          'and LSTM weights, yet no less output error than plain per-channel codes over three draws).',
           `- fp16 weights, what fp16 converters store, keep far more accuracy and cost far more bytes: ${fp16Summary(accuracyRows)}.`,
           '- Palette auto keeps the original tool\'s evenly spaced levels unless a design of no more entropy cuts a tensor\'s ' +
           'error by 1 dB (at 256 levels an entropy-coded uniform grid is close to the best quantizer of its entropy). ' +

@@ -71,11 +71,20 @@ test('the scheme list follows the mode, and each scheme gives the native driver\
     expect(spawnSync(native, [det, '-o', reference, '-q', ...args]).status).toBe(0);
     expect(readFileSync(file).equals(readFileSync(reference))).toBe(true);
   };
+  // The default gives det's tensors 10 bits (its small tensors' float16 pays for them).
+  await expect(page.locator('#tensors tbody tr').first()).toContainText('10 bits');
   await page.selectOption('#scheme', 'channel');
   await expect(page.locator('#status')).toHaveText('Done.', { timeout: 60_000 });
   await expect(page.locator('#tensors tbody tr').first()).toContainText('channel');
   await same(['--scheme', 'channel']);
+  await page.selectOption('#bits', '8');
+  await expect(page.locator('#status')).toHaveText('Done.', { timeout: 60_000 });
+  await page.selectOption('#small', 'keep');
+  await expect(page.locator('#status')).toHaveText('Done.', { timeout: 60_000 });
+  await expect(page.locator('#tensors tbody tr').first()).toContainText('channel, 8 bits');
+  await same(['--scheme', 'channel', '--bits', '8', '--small', 'keep']);
   await page.check('input[name=mode][value=palette]');
+  await expect(page.locator('#bits')).toBeDisabled();
   await expect(page.locator('#status')).toHaveText('Done.', { timeout: 60_000 });
   expect(await schemes()).toEqual(['auto', 'kmeans', 'uniform']);
   expect(await page.locator('#scheme').inputValue()).toBe('auto');  // channel is not a palette scheme

@@ -13,7 +13,11 @@
 //                  turn them back into floats (`Cast -> Mul -> Add`, or `DequantizeLinear`). The
 //                  file gets about 4x smaller; computation stays in floating point. Scales are
 //                  per output channel by default (the channel axis comes from the op that consumes
-//                  the weight), or per block of `block` values along the reduction axis.
+//                  the weight), or per block of `block` values along the reduction axis. By
+//                  default the small float tensors are stored as float16 and the bytes that saves
+//                  buy low bits below the 8-bit codes (9 or 10 bits per value) for the large
+//                  tensors that gain most: no larger a file, each bit halving the rounding error
+//                  (Options::bits, Options::small).
 //   Mode::Palette  rounds each weight tensor to at most `levels` distinct values and stores it in
 //                  its original type. The raw size does not change, but gzip and brotli then
 //                  compress the file several-fold. The graph is not touched.

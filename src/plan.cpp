@@ -550,6 +550,7 @@ class Planner {
       Int8Layout layout;
       std::string note;
       bool low_bits_allowed = false;
+      std::string low_bits_note;
       double sqnr_estimate = 0;
       if (tr.reason.empty()) {
         // Read it once now: NaN or infinity would make every scale meaningless. The 8-bit scheme
@@ -575,9 +576,11 @@ class Planner {
           layout = int8_layout(t, readers, values, note);
           layout.draw = options_.rounding_draw;
           layout.salt = static_cast<uint64_t>(k);
-          low_bits_allowed = may_take_low_bits(t, layout, std::max(std::fabs(lo), std::fabs(hi)));
-          // The allocation of auto bits goes by it: estimated now, while the values are at hand.
-          if (low_bits_allowed && options_.bits == 0 && options_.small != SmallTensors::Keep) {
+          low_bits_note = low_bits_reason(t, layout, std::max(std::fabs(lo), std::fabs(hi)), options_.bits);
+          // Auto bits go by the estimated SQNR (taken now, while the values are at hand), for
+          // layouts of channels or blocks (the estimate's), when small tensors may pay for them.
+          low_bits_allowed = low_bits_note.empty() && (options_.bits || layout.axis >= 0);
+          if (low_bits_allowed && options_.bits == 0 && options_.small != SmallTensors::Keep && !small.empty()) {
             sqnr_estimate = estimate_sqnr_db(layout, values, t.dims);
           }
         }
@@ -597,6 +600,7 @@ class Planner {
         item.action = Action::Int8;
         item.layout = std::move(layout);
         if (low_bits_allowed && options_.bits > 8) item.layout.low_bits = static_cast<int32_t>(options_.bits) - 8;
+        if (options_.bits > 8 && !low_bits_allowed) note += (note.empty() ? "" : "; ") + low_bits_note;
         const Int8Layout& l = item.layout;
         tr.scheme = l.scheme();
         tr.axis = l.axis;
@@ -669,16 +673,21 @@ class Planner {
     return noise <= signal * 1e-6;
   }
 
-  // Low bits (Options::bits) need the fold form's float offsets, a layout of channels or blocks, Mod
-  // (opset 10) where the nodes go, whole bytes of them (n a multiple of 8), and values well inside
-  // their type's range (so that no code needs moving inward: saturation.h).
-  bool may_take_low_bits(const TensorInfo& t, const Int8Layout& l, float largest) const {
-    if (options_.form != Form::Fold || l.seed || l.codebook || l.axis < 0 || t.elements % 8 != 0) return false;
-    if (!(largest <= onnx::largest_finite(t.data_type) / 4)) return false;
+  // Why a tensor keeps 8 bits when Options::bits asks for `bits` (0 for auto's 9th and 10th), or ""
+  // when it may have more. Low bits need the fold form's float offsets, uniform or separable codes,
+  // Mod (opset 10) where the nodes go, whole bytes of them, and values well inside their type's
+  // range (so that no code needs moving inward: saturation.h).
+  std::string low_bits_reason(const TensorInfo& t, const Int8Layout& l, float largest, uint32_t bits) const {
+    if (options_.form != Form::Fold || l.seed) return "8 bits";
+    if (l.codebook) return "8 bits: a codebook's codes index its 256 levels";
+    const uint64_t per_byte = bits > 8 ? 8 / (bits - 8) : 8;
+    if (t.elements % per_byte != 0) return "8 bits: its values do not fill whole bytes of low bits";
+    if (!(largest <= onnx::largest_finite(t.data_type) / 4)) return std::string("8 bits: its values come near the largest ") + onnx::dtype_name(t.data_type);
     int32_t g = t.graph;
     while (index_.graphs[g].parent_node >= 0) g = index_.nodes[index_.graphs[g].parent_node].graph;
     const int64_t opset = index_.graphs[g].function ? index_.graphs[g].function_opset : index_.opset("");
-    return opset >= 10;
+    if (opset < 10) return "8 bits: the Mod that adds low bits needs opset 10 (here " + std::to_string(opset) + ")";
+    return "";
   }
 
   void report_progress(double fraction) {

@@ -43,6 +43,8 @@ function options() {
   else {
     o.block = Number($('block').value);
     o.form = $('form').value;
+    o.bits = $('bits').value === 'auto' ? 'auto' : Number($('bits').value);
+    o.small = $('small').value;
   }
   o.exclude = [...$('exclude').selectedOptions].map((x) => x.value);
   return o;
@@ -64,8 +66,7 @@ function showLevels() {
   const palette = document.querySelector('input[name=mode]:checked').value === 'palette';
   $('levels-row').hidden = !palette;
   $('levels-value').textContent = String(2 ** Number($('levels').value));
-  $('block').disabled = palette;
-  $('form').disabled = palette;
+  for (const id of ['block', 'form', 'bits', 'small']) $(id).disabled = palette;
 }
 
 // --- running -----------------------------------------------------------------------------------
@@ -376,7 +377,8 @@ function renderTensors() {
   tbody.replaceChildren(...rows.map((t) => {
     const tr = document.createElement('tr');
     const cells = [t.name, `[${t.shape.join(', ')}]`, t.dtype, formatBytes(t.bytesBefore), formatBytes(t.bytesAfter),
-                   t.changed ? t.scheme + (t.levels ? ` (${t.levels})` : '') + (t.reason ? `; ${t.reason}` : '') : `kept: ${t.reason}`,
+                   t.changed ? t.scheme + (t.levels ? ` (${t.levels})` : '') + (t.bits ? `, ${t.bits} bits` : '') + (t.reason ? `; ${t.reason}` : '')
+                             : `kept: ${t.reason}`,
                    t.changed ? (t.exact ? 'exact' : t.sqnrDb?.toFixed(1) ?? '–') : '–'];
     for (const c of cells) {
       const td = document.createElement('td');
@@ -605,7 +607,7 @@ function init() {
   }
   $('levels').addEventListener('input', showLevels);
   $('levels').addEventListener('change', start);
-  for (const id of ['scheme', 'block', 'form', 'external-data', 'min-elements', 'exclude']) $(id).addEventListener('change', start);
+  for (const id of ['scheme', 'block', 'bits', 'small', 'form', 'external-data', 'min-elements', 'exclude']) $(id).addEventListener('change', start);
   $('cancel').addEventListener('click', cancel);
   $('save').addEventListener('click', save);
   $('save-data').addEventListener('click', saveData);

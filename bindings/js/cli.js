@@ -29,7 +29,13 @@ const USAGE = `usage: onnx-shrink IN.onnx [IN2.onnx | FOLDER ...] [options]
                             one whose outputs moved least (the lowest worst-output rel. L2);
                             give it many inputs: one input's verdict often differs on another
   --form fold|dq            int8: Cast->Mul->Add, folded at load (default) | DequantizeLinear
-  --min-elements N          leave tensors with fewer values alone (default 16384)
+  --bits auto|8|9|10|12|16  int8: bits per value of the codes. auto (default): 8, plus a 9th and
+                            10th for the tensors the bytes --small saves pay for, lowest
+                            estimated SQNR first: never larger than 8 bits alone
+  --min-elements N          smaller tensors get no 8-bit codes (default 16384)
+  --small auto|fp16|keep    int8: float32 tensors under --min-elements stored as float16 behind a
+                            Cast where float16 holds them (auto: when large ones are shrunk);
+                            keep: left alone
   --exclude NAMES           comma-separated tensor names to leave alone
   --exclude-nodes NAMES     leave the weights read by these nodes alone
   --exclude-ops TYPES       leave the weights read by these op types alone
@@ -93,6 +99,12 @@ function parse(argv) {
       case '--scheme': a.schemes = [...new Set(list(value()).map((v) => choice(arg, v, ['auto', 'channel', 'tensor', 'kmeans', 'uniform'])))]; break;
       case '--form': a.options.form = choice(arg, value(), ['fold', 'dq']); break;
       case '--min-elements': a.options.minElements = numeric(arg, value()); break;
+      case '--bits': {
+        const v = value();
+        a.options.bits = v === 'auto' ? 'auto' : numeric(arg, v);
+        break;
+      }
+      case '--small': a.options.small = choice(arg, value(), ['auto', 'fp16', 'keep']); break;
       case '--exclude': a.options.exclude = list(value()); break;
       case '--exclude-nodes': a.options.excludeNodes = list(value()); break;
       case '--exclude-ops': a.options.excludeOps = list(value()); break;

@@ -50,8 +50,21 @@ export interface ShrinkOptions {
   levels?: number;
   /** int8: values per scale along the reduction axis (16..4096, a power of two); 0 = per channel. */
   block?: number;
-  /** Tensors with fewer values are left alone (default 16384). */
+  /**
+   * int8: bits per value of the codes. 'auto' (default): 8, plus a 9th and a 10th bit for as many
+   * tensors as the bytes `small` saves pay for (lowest estimated SQNR first), never a larger result
+   * than 8 bits alone. 8, 9, 10, 12 or 16 (fold form): that many for every tensor that can take
+   * them; each bit halves the rounding error and costs an eighth of a byte per value.
+   */
+  bits?: 'auto' | 8 | 9 | 10 | 12 | 16;
+  /** Tensors with fewer values get no 8-bit codes (default 16384; see `small`). */
   minElements?: number;
+  /**
+   * int8: float32 tensors under minElements. auto (default): stored as float16 behind a Cast where
+   * float16 holds them, when large tensors are shrunk (except with scheme 'tensor'); fp16: always;
+   * keep: left alone.
+   */
+  small?: 'auto' | 'fp16' | 'keep';
   /** Tensor names to leave alone. */
   exclude?: string[];
   /** Node names whose weights are left alone. */
@@ -116,6 +129,8 @@ export interface TensorReport {
   factorAxis?: number;
   block?: number;
   levels?: number;
+  /** int8: bits per value of the codes (8, or more with low bits). */
+  bits?: number;
   /** null when exact. */
   sqnrDb?: number | null;
   exact?: boolean;
@@ -151,6 +166,9 @@ export interface Report {
     tensorsChanged: number;
     smallTensors: number;
     smallTensorBytes: number;
+    /** Small tensors stored as float16 (`small`), and the small tensors' data bytes in the result. */
+    smallTensorsFp16: number;
+    smallTensorBytesAfter: number;
   };
   opsetChanges: OpsetChange[];
   removedInputs: string[];

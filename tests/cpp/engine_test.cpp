@@ -278,6 +278,63 @@ TEST(Engine, OptionsAreValidated) {
   d.form = Form::Dq;
   d.rounding_draw = 3;
   EXPECT_TRUE(bad(d));  // a shifted grid has no integer zero point
+  Options b;
+  for (uint32_t bits : {0u, 8u, 9u, 10u, 12u, 16u}) {
+    b.bits = bits;
+    EXPECT_FALSE(bad(b)) << bits;
+  }
+  for (uint32_t bits : {1u, 7u, 11u, 13u, 17u, 32u}) {
+    b.bits = bits;
+    EXPECT_TRUE(bad(b)) << bits;
+  }
+  b.bits = 10;
+  b.form = Form::Dq;
+  EXPECT_TRUE(bad(b));  // DequantizeLinear takes 8-bit codes
+  b.form = Form::Fold;
+  b.scheme = Scheme::Tensor;
+  EXPECT_TRUE(bad(b));  // the original tool's formula
+  Options s = mode(Mode::Palette);
+  s.small = SmallTensors::Fp16;
+  EXPECT_TRUE(bad(s));
+  s.small = SmallTensors::Keep;
+  EXPECT_FALSE(bad(s));
+  s.bits = 8;
+  EXPECT_TRUE(bad(s));
+}
+
+// The default spends what float16 small tensors save on low bits of the codes: never a larger
+// result than 8-bit codes with the small tensors left alone; the allocation and the sizes the report
+// gives agree with the bytes written; each extra bit buys about 6 dB.
+TEST(Engine, AutoBitsArePaidForBySmallTensors) {
+  for (const auto* model : {&silero(), &det()}) {
+    Report automatic, plain, ten;
+    Options o;
+    const std::vector<uint8_t> a = run(*model, o, &automatic);
+    o.bits = 8;
+    o.small = SmallTensors::Keep;
+    const std::vector<uint8_t> p = run(*model, o, &plain);
+    o.bits = 10;
+    run(*model, o, &ten);
+    EXPECT_LE(a.size(), p.size());
+    EXPECT_EQ(automatic.model_bytes_after, a.size());
+    EXPECT_GT(automatic.small_tensors_fp16, 0u);
+    EXPECT_EQ(plain.small_tensors_fp16, 0u);
+    EXPECT_LT(automatic.small_tensor_bytes_after, automatic.small_tensor_bytes);
+    ASSERT_EQ(automatic.tensors.size(), plain.tensors.size());
+    int raised = 0;
+    for (size_t k = 0; k < plain.tensors.size(); ++k) {
+      const TensorReport &x = automatic.tensors[k], &y = plain.tensors[k], &z = ten.tensors[k];
+      EXPECT_EQ(y.bits, 8u);
+      if (x.bits == 8) continue;
+      ++raised;
+      const uint64_t n = x.bytes_before / 4;
+      // n (bits - 8) / 8 packed bytes, and the three constants that read them.
+      EXPECT_GE(x.bytes_after, y.bytes_after + n * (x.bits - 8) / 8);
+      EXPECT_NEAR(x.sqnr_db - y.sqnr_db, 6.02 * (x.bits - 8), 0.6) << x.name;
+      EXPECT_NEAR(z.sqnr_db - y.sqnr_db, 12.04, 0.6) << z.name;
+    }
+    EXPECT_GT(raised, 8);  // silero 10 of 12 (codebooks keep 8), det all 18
+  }
 }
 
 // A rounding draw is another grid for the same weights: other codes, the same size, the same

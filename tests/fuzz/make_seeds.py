@@ -49,6 +49,22 @@ m = helper.make_model(helper.make_graph([helper.make_node("FusedMatMul", ["x", "
                       opset_imports=[helper.make_opsetid("", 13), helper.make_opsetid("com.microsoft", 1)])
 m.ir_version = 8
 onnx.save(m, os.path.join(out, "fused.onnx"))
+# The low bits of 10-bit codes, as the engine writes them (and expand() reads them back): packed
+# digits -> Cast -> Div -> Floor -> Mod(fmod) -> Div -> Reshape, added to the codes; and a float16
+# small tensor behind its Cast.
+codes = rng.integers(-128, 128, size=(8, 8)).astype(np.int8)
+packed = rng.integers(0, 256, size=(16, 1)).astype(np.uint8)
+f32 = lambda name, a: numpy_helper.from_array(np.asarray(a, np.float32), name)
+save("low_bits", [helper.make_node("Cast", ["p"], ["p0"], to=TensorProto.FLOAT), helper.make_node("Div", ["p0", "d"], ["p1"]),
+                  helper.make_node("Floor", ["p1"], ["p2"]), helper.make_node("Mod", ["p2", "m"], ["p3"], fmod=1),
+                  helper.make_node("Div", ["p3", "m"], ["p4"]), helper.make_node("Reshape", ["p4", "s"], ["p5"]),
+                  helper.make_node("Cast", ["q"], ["q0"], to=TensorProto.FLOAT), helper.make_node("Add", ["q0", "p5"], ["q1"]),
+                  helper.make_node("Mul", ["q1", "scale"], ["q2"]), helper.make_node("Add", ["q2", "offset"], ["w"]),
+                  helper.make_node("Cast", ["b16"], ["b"], to=TensorProto.FLOAT), helper.make_node("MatMul", ["x", "w"], ["xw"]),
+                  helper.make_node("Add", ["xw", "b"], ["y"])],
+     [numpy_helper.from_array(packed, "p"), f32("d", [[1, 4, 16, 64]]), f32("m", 4), numpy_helper.from_array(np.array([8, 8], np.int64), "s"),
+      numpy_helper.from_array(codes, "q"), f32("scale", [[0.01] * 8]), f32("offset", [[0.001] * 8]),
+      helper.make_tensor("b16", TensorProto.FLOAT16, [8], np.ones(8, np.float16).view(np.uint16).tolist())], [x], [y])
 # Random, mostly invalid graphs (names given twice, loops, functions calling themselves, few values
 # per channel): structures byte mutations rarely reach.
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))

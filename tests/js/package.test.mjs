@@ -88,7 +88,7 @@ test('tsc --strict accepts code using every exported type', () => {
     const esbuildOptions: BuildOptions = { bundle: true, loader: { '.onnx': 'file' }, plugins: [onnxShrinkEsbuild({ block: 64 })] };
     const webpackConfig: Configuration = { mode: 'production', plugins: [new OnnxShrinkPlugin({ mode: 'palette', files: { 'a.onnx': false } })] };
     const mode: Mode = 'palette', scheme: Scheme = 'auto', form: Form = 'fold', ext: ExternalDataMode = 'auto';
-    const options: ShrinkOptions = { mode, scheme, form, externalData: ext, levels: 256, exclude: ['w'],
+    const options: ShrinkOptions = { mode, scheme, form, externalData: ext, levels: 256, exclude: ['w'], bits: 'auto', small: 'fp16',
       onProgress: (fraction: number, stage: Stage) => fraction < 2 && stage !== 'reading',
       external: { 'model.onnx.data': new Uint8Array(4) }, onModelData: (chunk: Uint8Array) => void chunk.byteLength };
     const reader: Reader = { size: 4, read: (offset: number, length: number) => new Uint8Array(length + offset * 0) };
@@ -100,6 +100,9 @@ test('tsc --strict accepts code using every exported type', () => {
       const result: ShrinkResult = await shrink(input, options);
       const report: Report = result.report;
       const tensors: TensorReport[] = report.tensors;
+      const bits: number | undefined = tensors[0].bits;
+      const halves: number = report.totals.smallTensorsFp16 + report.totals.smallTensorBytesAfter;
+      const ten: ShrinkOptions = { bits: 10, small: 'keep' };
       const inputs: ValueInfo[] = report.model.inputs;
       const changes: OpsetChange[] = report.opsetChanges;
       const again: Report = await inspect(result.model);
@@ -129,6 +132,7 @@ test('tsc --strict accepts code using every exported type', () => {
       const ran: OutputError[] = await compareModels(Tensor, specs, async (f) => f, async (f) => f, { feedBack: { x: 'x' }, threshold: 0.5 });
       const worst: OutputError = worstOutput(ran);
       console.log(sampleCount(specs), errors[0].relL2, agreement, open.guessed, worst.name, half, one);
+      console.log(bits, halves, ten.bits);
       console.log(tensors.length, inputs.length, changes.length, again.summary, v, plugin.name, out?.byteLength, webpackConfig.mode, esbuildOptions.bundle, fromFunction.external);
     }
     void main();`);

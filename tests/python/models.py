@@ -402,6 +402,38 @@ def classifier_head(opset=13):
     return model(g, opset), {"x": feed((2, 4096), 61)}
 
 
+def small_tensors(opset=13):
+    """Two large MatMul weights and small tensors of every kind the float16 rule meets: biases
+    (stored as float16), float positions 0..4095 (integers past 2048, which float16 cannot all
+    hold: kept), a tensor with values past float16's range (kept), a few values (too few to be worth
+    a Cast: kept). The biases' savings pay for a 9th bit on one weight, not both: the one with the
+    lower estimated SQNR (w_out, with outliers) gets it."""
+    rng = np.random.default_rng(62)
+    w_in = (rng.normal(0, 0.05, size=(256, 256))).astype(np.float32)  # even ranges: high SQNR
+    w_out = weights((256, 256), 63)  # per-channel spread and outliers: lower SQNR
+    biases = [(rng.normal(0, 0.1, size=(2048,))).astype(np.float32) for _ in range(3)]
+    positions = np.arange(4096, dtype=np.float32)
+    huge = np.full((512,), 1e5, dtype=np.float32)
+    few = np.array([0.5, -0.25], dtype=np.float32)
+    nodes = [helper.make_node("MatMul", ["x", "w_in"], ["h"]), helper.make_node("MatMul", ["h", "w_out"], ["y"]),
+             helper.make_node("Add", ["b0", "b1"], ["b01"]), helper.make_node("Add", ["b01", "b2"], ["b"]),
+             helper.make_node("Mul", ["b", "scale"], ["bs"]),
+             helper.make_node("ReduceSum", ["positions"], ["psum"], keepdims=1),
+             helper.make_node("ReduceMax", ["huge"], ["hmax"], keepdims=1),
+             helper.make_node("ReduceSum", ["few"], ["fsum"], keepdims=1)]
+    inits = [numpy_helper.from_array(w_in, "w_in"), numpy_helper.from_array(w_out, "w_out"),
+             numpy_helper.from_array(positions, "positions"), numpy_helper.from_array(huge, "huge"),
+             numpy_helper.from_array(few, "few"), numpy_helper.from_array(np.array(2.0, np.float32), "scale")]
+    inits += [numpy_helper.from_array(b, f"b{i}") for i, b in enumerate(biases)]
+    g = helper.make_graph(nodes, "small", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [4, 256])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, [4, 256]),
+                           helper.make_tensor_value_info("bs", TensorProto.FLOAT, [2048]),
+                           helper.make_tensor_value_info("psum", TensorProto.FLOAT, [1]),
+                           helper.make_tensor_value_info("hmax", TensorProto.FLOAT, [1]),
+                           helper.make_tensor_value_info("fsum", TensorProto.FLOAT, [1])], inits)
+    return model(g, opset), {"x": feed((4, 256), 64)}
+
+
 ALL = {
     "conv_net_opset11": conv_net,
     "mlp_opset13": mlp,
@@ -425,6 +457,7 @@ ALL = {
     "position_embedding": position_embedding,
     "einsum_weights": einsum_weights,
     "classifier_head": classifier_head,
+    "small_tensors": small_tensors,
 }
 
 

@@ -30,6 +30,8 @@ MODES = {
     "int8_tensor": ["--scheme", "tensor"],
     "int8_block32": ["--block", "32"],
     "int8_dq": ["--form", "dq"],
+    "int8_bits10": ["--bits", "10"],
+    "int8_bits8_keep": ["--bits", "8", "--small", "keep"],
     "palette": ["--mode", "palette"],
     "palette_uniform": ["--mode", "palette", "--scheme", "uniform"],
     "palette_kmeans": ["--mode", "palette", "--scheme", "kmeans"],
@@ -39,6 +41,7 @@ MODES = {
 # (output channels whose ranges differ by e^0.7, outliers): per-channel 8-bit codes keep ~1 %;
 # per-tensor scales and 256-level palettes lose up to ~10 % on them; 64 levels more.
 TOLERANCE = {"int8": 0.03, "int8_channel": 0.03, "int8_tensor": 0.15, "int8_block32": 0.03, "int8_dq": 0.03,
+             "int8_bits10": 0.03, "int8_bits8_keep": 0.03,
              "palette": 0.15, "palette_uniform": 0.15, "palette_kmeans": 0.15, "palette64": 0.5}
 
 
@@ -116,7 +119,7 @@ class SyntheticModels(unittest.TestCase):
                 # onnxruntime computes an fp16 Mul in fp32 and drops the Cast pair around it, so a
                 # DequantizeLinear -> Cast(fp16) chain reaches it unrounded: expand() is checked
                 # against the ONNX semantics directly there (test_values_at_the_limits_of_their_type).
-                if mode in ("int8", "int8_tensor", "int8_dq") and (name, mode) != ("values_at_the_limits", "int8_dq"):
+                if mode in ("int8", "int8_tensor", "int8_dq", "int8_bits10") and (name, mode) != ("values_at_the_limits", "int8_dq"):
                     expanded = out + ".expanded.onnx"
                     e = run_cli(out, "--expand", "-o", expanded, "-q")
                     assert e.returncode == 0, e.stderr
@@ -170,7 +173,7 @@ class SyntheticModels(unittest.TestCase):
                     "transposed_weights": 2, "transformer_block_opset17": 7,
                     "values_at_the_limits": 3, "ort_contrib_ops": 6, "local_function": 2,
                     "position_embedding": 3, "einsum_weights": 2,
-                    "classifier_head": 1}
+                    "classifier_head": 1, "small_tensors": 2}
         for name, count in expected.items():
             with self.subTest(model=name):
                 r = self.reports[(name, "int8")]
@@ -261,6 +264,48 @@ class SyntheticModels(unittest.TestCase):
         got = {t.name: numpy_helper.to_array(t) for t in onnx.load(expanded).graph.initializer}["m16"]
         self.assertTrue(np.isfinite(want).all())
         np.testing.assert_array_equal(got.view(np.uint16), want.view(np.uint16))
+
+    def test_auto_bits_are_paid_for_by_float16_small_tensors(self):
+        # Never larger than 8-bit codes with the small tensors left alone, on every model.
+        for name in models.ALL:
+            if (name, "int8") in self.reports:
+                with self.subTest(model=name):
+                    self.assertLessEqual(self.reports[(name, "int8")]["totals"]["modelBytesAfter"],
+                                         self.reports[(name, "int8_bits8_keep")]["totals"]["modelBytesAfter"])
+        r = self.reports[("small_tensors", "int8")]
+        bits = {t["name"]: t["bits"] for t in r["tensors"]}
+        self.assertEqual(bits, {"w_in": 8, "w_out": 9})  # the budget covers one: the lower SQNR's
+        self.assertEqual(r["totals"]["smallTensorsFp16"], 3)  # the biases
+        m = onnx.load(os.path.join(self.dir, "small_tensors.int8.onnx"))
+        inits = {t.name: t for t in m.graph.initializer}
+        for kept in ("positions", "huge", "few", "scale"):
+            self.assertEqual(inits[kept].data_type, onnx.TensorProto.FLOAT, kept)
+        halves = [t for t in m.graph.initializer if t.data_type == onnx.TensorProto.FLOAT16]
+        self.assertEqual(len(halves), 3)
+        casts = {n.output[0]: n for n in m.graph.node if n.op_type == "Cast" and n.input[0] in {t.name for t in halves}}
+        self.assertEqual(sorted(casts), ["b0", "b1", "b2"])
+        # The 9th bit: packed 8 codes to a byte, added back by Cast -> Div -> Floor -> Mod -> Div -> Reshape.
+        ops = [n.op_type for n in m.graph.node]
+        self.assertIn("Mod", ops)
+        mod = [n for n in m.graph.node if n.op_type == "Mod"][0]
+        self.assertEqual([a.i for a in mod.attribute if a.name == "fmod"], [1])
+        packed = [t for t in m.graph.initializer if t.data_type == onnx.TensorProto.UINT8]
+        self.assertEqual([list(t.dims) for t in packed], [[256 * 256 // 8, 1]])
+        # 9 bits halve the step: about 6 dB over the same tensor at 8 bits.
+        plain = {t["name"]: t for t in self.reports[("small_tensors", "int8_bits8_keep")]["tensors"]}
+        self.assertAlmostEqual(r["tensors"][1]["sqnrDb"] - plain["w_out"]["sqnrDb"], 6.0, delta=0.5)
+        ten = {t["name"]: t for t in self.reports[("mlp_opset13", "int8_bits10")]["tensors"]}
+        eight = {t["name"]: t for t in self.reports[("mlp_opset13", "int8_bits8_keep")]["tensors"]}
+        for w in ("w1", "w2"):
+            self.assertEqual(ten[w]["bits"], 10)
+            self.assertAlmostEqual(ten[w]["sqnrDb"] - eight[w]["sqnrDb"], 12.0, delta=0.6, msg=w)
+        # Where low bits cannot go, a tensor keeps 8 and says why.
+        old = self.reports[("constant_nodes_opset9", "int8_bits10")]["tensors"]
+        self.assertTrue(all(t["bits"] == 8 and "needs opset 10 (here 9)" in t["reason"] for t in old), old)
+        stft = self.reports[("stft_basis", "int8_bits10")]["tensors"][0]
+        self.assertEqual((stft["bits"], stft["reason"]), (8, "8 bits: a codebook's codes index its 256 levels"))
+        # The original tool's scheme leaves the small tensors alone.
+        self.assertEqual(self.reports[("small_tensors", "int8_tensor")]["totals"]["smallTensorsFp16"], 0)
 
     def test_tied_weights_are_stored_once(self):
         m = onnx.load(os.path.join(self.dir, "tied_weights.int8.onnx"))
@@ -369,7 +414,8 @@ class RandomGraphs(unittest.TestCase):
 
     def test_every_run_ends_in_a_result_or_a_clear_error(self):
         modes = [[], ["--form", "dq"], ["--mode", "palette"], ["--scheme", "tensor"], ["--block", "32"], ["--expand"],
-                 ["--rounding-draw", "3"], ["--rounding-draw", "3", "--scheme", "tensor"]]
+                 ["--rounding-draw", "3"], ["--rounding-draw", "3", "--scheme", "tensor"], ["--bits", "10"],
+                 ["--min-elements", "128"]]  # the default's float16 small tensors (64 values up) and low bits
         outcomes = {0: 0, 2: 0}
         with tempfile.TemporaryDirectory() as d:
             for seed in range(150):
