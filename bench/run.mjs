@@ -480,7 +480,7 @@ async function main() {
   const agreeText = (r) => `${r.verdictsAgree} of ${r.count} draws (${r.model})`;
   md.push(`Draw by draw, the default's errors on the two halves rank alike with a correlation of ` +
           `${halfRows.map((r) => `${r.correlation.toFixed(2)} (${r.model})`).join(' and ')} (1: the same order; 0: none): a rounding ` +
-          'that does well on one input is no more likely than another to do well on the next. Which of the default and ' +
+          'that does well on one input is at best a little more likely than another to do well on the next. Which of the default and ' +
           `per-channel codes moved less held on the other half in ${halfRows.map(agreeText).join(' and ')}; a wide, systematic ` +
           'difference between schemes shows on one input, a narrow one does not (the default\'s median error over draws on the ' +
           `whole input: ${autoVsChannel(drawRows)} per-channel codes'). ` +

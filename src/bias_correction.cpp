@@ -1,6 +1,6 @@
-#include "cold.h"
 #include "bias_correction.h"
 
+#include "cold.h"
 #include "kernels/simd.h"
 #include "kernels/slices.h"
 
@@ -137,7 +137,7 @@ void columns(const Int8Layout& l, const uint8_t* values, const int8_t* codes, co
 }  // namespace
 
 ONNX_SHRINK_COLD double correct_offsets(const Int8Layout& l, const std::vector<int64_t>& dims, const uint8_t* values, const int8_t* codes,
-                       const float* factors, const float* scales, float* offsets, const uint8_t* low, int32_t bits) {
+                                        const float* factors, const float* scales, float* offsets, const uint8_t* low, int32_t bits) {
   uint64_t n = 1;
   for (int64_t d : dims) n *= static_cast<uint64_t>(d);
   std::vector<Sums> sums(l.groups);

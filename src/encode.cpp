@@ -1,4 +1,3 @@
-#include "cold.h"
 #include "encode.h"
 
 #include <algorithm>
@@ -6,6 +5,7 @@
 #include <cstring>
 
 #include "bias_correction.h"
+#include "cold.h"
 #include "int8_layout.h"
 #include "kernels/kernels.h"
 #include "kernels/palette_levels.h"
@@ -29,7 +29,7 @@ void write_exact(Sink& out, const void* bytes, uint64_t size, const Payload& p) 
 
 // Level index of every value for a palette design (thresholds between levels).
 ONNX_SHRINK_COLD void design_indices(const uint8_t* x, size_t n, const palette::Histogram& h, const palette::Design& d,
-                    std::vector<uint16_t>& out) {
+                                     std::vector<uint16_t>& out) {
   const size_t count = d.levels.size();
   std::vector<float> thresholds(count ? count - 1 : 0);
   for (size_t j = 0; j + 1 < count; ++j) thresholds[j] = static_cast<float>(d.thresholds[j]);
@@ -50,7 +50,7 @@ ONNX_SHRINK_COLD void design_indices(const uint8_t* x, size_t n, const palette::
 // `row_weights` (when given, per row of the layout) weight the error terms of each row.
 // `low` (when the layout has low bits) receives each code's low bits, one per value.
 ONNX_SHRINK_COLD void uniform_codes(const Int8Layout& l, const uint8_t* x, uint64_t n, int8_t* out, std::vector<kernels::Int8Params>& params,
-                   kernels::ErrorSums& e, const float* row_weights, uint8_t* low) {
+                                    kernels::ErrorSums& e, const float* row_weights, uint8_t* low) {
   std::vector<float> lo, hi;
   group_ranges(l, x, n, lo, hi);
   params.resize(l.groups);
@@ -159,7 +159,7 @@ ONNX_SHRINK_COLD void Encoder::int8(int32_t i) {
       if (l.low_bits) low_.resize(static_cast<size_t>(n)), low = low_.data();
       uniform_codes(l, v, n, codes_.data(), params, e, row_weights.empty() ? nullptr : row_weights.data(), low);
       for (uint64_t g = 0; g < l.groups; ++g) {
-        scales_[g] = params[g].scale;  // the step of a whole code, until the offsets are corrected
+        scales_[g] = params[g].scale;  // the step of a code with its low bits (times 2^bits below)
         offsets_[g] = params[g].offset;
         zeros_[g] = static_cast<int8_t>(params[g].zero);
       }
@@ -217,7 +217,7 @@ ONNX_SHRINK_COLD std::vector<float> Encoder::separable_row_weights(const Int8Lay
 // The error of separable codes where the factor varies along each row (with the same pattern in
 // every row): each term of the error of u weighted by its factor squared. One pass over u and codes.
 ONNX_SHRINK_COLD void Encoder::separable_error(const Int8Layout& l, const std::vector<int64_t>& dims, const uint8_t* u,
-                              const std::vector<kernels::Int8Params>& params, kernels::ErrorSums& e, const uint8_t* low) {
+                                               const std::vector<kernels::Int8Params>& params, kernels::ErrorSums& e, const uint8_t* low) {
   e = kernels::ErrorSums{};
   const size_t b = static_cast<size_t>(l.factor_axis);
   uint64_t stride = 1;

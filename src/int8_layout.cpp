@@ -1,9 +1,9 @@
-#include "cold.h"
 #include "int8_layout.h"
 
 #include <algorithm>
 #include <cmath>
 
+#include "cold.h"
 #include "kernels/kernels.h"
 #include "kernels/palette_levels.h"
 
@@ -107,7 +107,7 @@ void for_each_in_slice(const uint8_t* x, const std::vector<int64_t>& dims, int64
 // Separable scales: values divided by a factor along b, then uniform per slice along a (b == a with
 // factors of 1: plain per-slice codes). Adds the sum of x^2 over the tensor to `signal` when given.
 ONNX_SHRINK_COLD double separable_noise(const uint8_t* x, const std::vector<int64_t>& dims, int64_t a, int64_t b,
-                       const std::vector<float>& factors, double* signal = nullptr) {
+                                        const std::vector<float>& factors, double* signal = nullptr) {
   const AxisView va = view_around(dims, a);
   const std::vector<uint64_t> slices = sample_slices(va);
   std::vector<float> inverse(factors.size());
@@ -337,7 +337,7 @@ void multiply_along(const uint8_t* x, const std::vector<int64_t>& dims, int64_t 
 }
 
 ONNX_SHRINK_COLD Int8Layout choose_int8_layout(const uint8_t* x, const std::vector<int64_t>& dims, int64_t out_axis, int64_t in_axis,
-                              Form form, bool search) {
+                                               Form form, bool search) {
   std::string note;
   const size_t rank = dims.size();
   const uint64_t n = product(dims, 0, rank);
