@@ -87,9 +87,9 @@ enum class Form : uint8_t {
 enum class SmallTensors : uint8_t {
   Auto,  // Fp16 when large tensors are shrunk (a model with none comes back unchanged), except with
          // scheme Tensor (the original tool's output, which keeps them)
-  Fp16,  // float32 ones stored as float16 with a Cast back to float32 (folded at load), where float16
-         // holds them to within its rounding: no value past its range or in its subnormals, integer
-         // values exact. Half their bytes, at an error far below the 8-bit codes' (~70 dB)
+  Fp16,  // float32 ones (of 64 values or more) stored as float16 with a Cast back to float32 (folded
+         // at load), where float16 holds them: no value past its range, integer values exact, and
+         // 60 dB or better (about 70 for most). Half their bytes, at an error far below the codes'
   Keep,  // left alone
 };
 

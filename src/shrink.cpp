@@ -104,6 +104,7 @@ void finish_report(Report& r, const ModelIndex& index, const Options& options, b
   r.summary = std::string(written ? "Shrank " : "Would shrink ") + std::to_string(r.tensors_changed) + " tensor" + (r.tensors_changed == 1 ? "" : "s") +
               ": model " + std::to_string(r.model_bytes_before + r.external_bytes_before) + " -> " +
               std::to_string(r.model_bytes_after + r.external_bytes_after) + " bytes.";
+  if (r.small_tensors_fp16) r.summary += " Small tensors in float16: " + std::to_string(r.small_tensors_fp16) + ".";
 }
 
 }  // namespace

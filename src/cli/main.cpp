@@ -74,6 +74,18 @@ std::vector<std::string> split_list(const std::string& s) {
   return out;
 }
 
+// The position of `value` among `choices` (the flag's words, in the order of the enumerators they
+// stand for); a usage error names them all.
+template <size_t N>
+size_t parse_choice(const std::string& flag, const std::string& value, const char* const (&choices)[N]) {
+  std::string words;
+  for (size_t i = 0; i < N; ++i) {
+    if (value == choices[i]) return i;
+    words += std::string(i == 0 ? "" : i + 1 == N ? " or " : ", ") + choices[i];
+  }
+  usage_error(flag + " takes " + words + ", not '" + value + "'");
+}
+
 uint64_t parse_number(const std::string& flag, const std::string& value) {
   char* end = nullptr;
   errno = 0;
@@ -332,10 +344,8 @@ Arguments parse(int argc, char** argv) {
     } else if (arg == "-o" || arg == "--output") {
       a.output = value();
     } else if (arg == "--mode") {
-      const std::string v = value();
-      if (v == "int8") a.options.mode = onnx_shrink::Mode::Int8;
-      else if (v == "palette") a.options.mode = onnx_shrink::Mode::Palette;
-      else usage_error("--mode takes int8 or palette, not '" + v + "'");
+      static const char* const modes[] = {"int8", "palette"};
+      a.options.mode = static_cast<onnx_shrink::Mode>(parse_choice(arg, value(), modes));
     } else if (arg == "--levels") {
       a.options.levels = static_cast<uint32_t>(std::min<uint64_t>(parse_number(arg, value()), 0xffffffffu));
     } else if (arg == "--block") {
@@ -344,20 +354,15 @@ Arguments parse(int argc, char** argv) {
       scheme = value();
       scheme_given = true;
     } else if (arg == "--form") {
-      const std::string v = value();
-      if (v == "fold") a.options.form = onnx_shrink::Form::Fold;
-      else if (v == "dq") a.options.form = onnx_shrink::Form::Dq;
-      else usage_error("--form takes fold or dq, not '" + v + "'");
+      static const char* const forms[] = {"fold", "dq"};
+      a.options.form = static_cast<onnx_shrink::Form>(parse_choice(arg, value(), forms));
     } else if (arg == "--bits") {
       const std::string v = value();
       a.options.bits = v == "auto" ? 0 : static_cast<uint32_t>(std::min<uint64_t>(parse_number(arg, v), 0xffffffffu));
       if (v != "auto" && a.options.bits == 0) usage_error("--bits takes auto, 8, 9, 10, 12 or 16, not '" + v + "'");
     } else if (arg == "--small") {
-      const std::string v = value();
-      if (v == "auto") a.options.small = onnx_shrink::SmallTensors::Auto;
-      else if (v == "fp16") a.options.small = onnx_shrink::SmallTensors::Fp16;
-      else if (v == "keep") a.options.small = onnx_shrink::SmallTensors::Keep;
-      else usage_error("--small takes auto, fp16 or keep, not '" + v + "'");
+      static const char* const smalls[] = {"auto", "fp16", "keep"};
+      a.options.small = static_cast<onnx_shrink::SmallTensors>(parse_choice(arg, value(), smalls));
     } else if (arg == "--min-elements") {
       a.options.min_elements = parse_number(arg, value());
     } else if (arg == "--rounding-draw") {
@@ -371,11 +376,8 @@ Arguments parse(int argc, char** argv) {
     } else if (arg == "--exclude-ops") {
       for (auto& s : split_list(value())) a.options.exclude_ops.push_back(s);
     } else if (arg == "--external-data") {
-      const std::string v = value();
-      if (v == "auto") a.options.external = onnx_shrink::ExternalData::Auto;
-      else if (v == "inline") a.options.external = onnx_shrink::ExternalData::Inline;
-      else if (v == "external") a.options.external = onnx_shrink::ExternalData::External;
-      else usage_error("--external-data takes auto, inline or external, not '" + v + "'");
+      static const char* const places[] = {"auto", "inline", "external"};
+      a.options.external = static_cast<onnx_shrink::ExternalData>(parse_choice(arg, value(), places));
     } else if (arg == "--external-location") {
       a.options.external_location = value();
     } else if (arg == "--report") {
