@@ -259,7 +259,7 @@ test('a float16 model: the check makes half inputs and reads half outputs as num
   await page.click('#advanced summary');
   await page.selectOption('#scheme', 'tensor');
   await expect(page.locator('#status')).toHaveText('Done.', { timeout: 60_000 });
-  await expect(row('m16')).toContainText("tensor; 1 value at the edge of float16's range rounded inward");
+  await expect(row('m16')).toContainText("tensor, 8 bits; 1 value at the edge of float16's range rounded inward");
 });
 
 test('compare schemes: each scheme checked on the same data, as the CLI finds, and one picked', async ({ page }) => {
