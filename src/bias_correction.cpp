@@ -98,7 +98,7 @@ void columns(const Int8Layout& l, const uint8_t* values, const int8_t* codes, co
         namespace v4 = kernels::v4;
         const v4::f32 x = v4::load(v + 4 * k);
         v4::f32 code = v4::load_i8x4_as_float(reinterpret_cast<const uint8_t*>(q + k));
-        if (lq) code = v4::add(v4::mul(code, step), v4::load_i8x4_as_float(lq + k));  // exact: a few bits each
+        if (lq) code = v4::add(v4::mul(code, step), v4::load_u8x4_as_float(lq + k));  // exact: at most 8 bits each
         const v4::f32 u = v4::add(v4::mul(code, v4::load(reinterpret_cast<const uint8_t*>(scale + k))),
                                   v4::load(reinterpret_cast<const uint8_t*>(offset + k)));
         const v4::f32 d = v4::sub(x, u);

@@ -151,7 +151,7 @@ ONNX_SHRINK_ALWAYS_INLINE v4::i32 code4(v4::f32 v, v4::f32 inv, v4::i32 zero, v4
 ONNX_SHRINK_ALWAYS_INLINE void store16(v4::i32 a, v4::i32 b, v4::i32 c, v4::i32 d, const CodeRange& range, int8_t* out,
                                        uint8_t* low) {
   if (range.bits) {
-    v4::store_i8x16(low, v4::band(a, range.mask), v4::band(b, range.mask), v4::band(c, range.mask), v4::band(d, range.mask));
+    v4::store_u8x16(low, v4::band(a, range.mask), v4::band(b, range.mask), v4::band(c, range.mask), v4::band(d, range.mask));
     a = v4::shr_s(a, range.bits), b = v4::shr_s(b, range.bits), c = v4::shr_s(c, range.bits), d = v4::shr_s(d, range.bits);
   }
   v4::store_i8x16(reinterpret_cast<uint8_t*>(out), a, b, c, d);

@@ -114,7 +114,7 @@ void weighted_error(const uint8_t* u, const int8_t* q, size_t n, const Int8Param
       if (weights) w = v4::load(reinterpret_cast<const uint8_t*>(weights + i % period));
       const v4::f32 v = v4::load(u + 4 * i);
       v4::f32 code = v4::load_i8x4_as_float(reinterpret_cast<const uint8_t*>(q + i));
-      if (low) code = v4::add(v4::mul(code, step), v4::load_i8x4_as_float(low + i));  // exact: a few bits each
+      if (low) code = v4::add(v4::mul(code, step), v4::load_u8x4_as_float(low + i));  // exact: at most 8 bits each
       const v4::f32 d = v4::sub(v, v4::add(v4::mul(code, s), o));
       signal = v4::add(signal, v4::mul(w, v4::mul(v, v)));
       noise = v4::add(noise, v4::mul(w, v4::mul(d, d)));

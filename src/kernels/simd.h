@@ -107,6 +107,16 @@ ONNX_SHRINK_ALWAYS_INLINE f32 load_i8x4_as_float(const uint8_t* p) {
   const v128_t magic = wasm_f32x4_splat(12582912.0f);
   return wasm_f32x4_sub(wasm_i32x4_add(load_i8x4(p), magic), magic);
 }
+// The same for 16 lanes of 0...255 (low bits of codes: up to 8 of them), 4 at p as floats.
+ONNX_SHRINK_ALWAYS_INLINE void store_u8x16(uint8_t* p, i32 a, i32 b, i32 c, i32 d) {
+  wasm_v128_store(p, wasm_u8x16_narrow_i16x8(wasm_i16x8_narrow_i32x4(a, b), wasm_i16x8_narrow_i32x4(c, d)));
+}
+ONNX_SHRINK_ALWAYS_INLINE f32 load_u8x4_as_float(const uint8_t* p) {
+  int32_t w;
+  std::memcpy(&w, p, 4);
+  const v128_t magic = wasm_f32x4_splat(12582912.0f);
+  return wasm_f32x4_sub(wasm_i32x4_add(wasm_u32x4_extend_low_u16x8(wasm_u16x8_extend_low_u8x16(wasm_i32x4_splat(w))), magic), magic);
+}
 // 4 uint16 at p, widened to uint32 lanes.
 ONNX_SHRINK_ALWAYS_INLINE i32 load_u16x4(const uint8_t* p) { return wasm_u32x4_load16x4(p); }
 ONNX_SHRINK_ALWAYS_INLINE i32 shl(i32 v, int n) { return wasm_i32x4_shl(v, n); }
@@ -165,6 +175,15 @@ ONNX_SHRINK_ALWAYS_INLINE i32 load_i8x4(const uint8_t* p) {
   return _mm_srai_epi32(_mm_unpacklo_epi16(v16, v16), 24);  // sign-extended
 }
 ONNX_SHRINK_ALWAYS_INLINE f32 load_i8x4_as_float(const uint8_t* p) { return _mm_cvtepi32_ps(load_i8x4(p)); }
+ONNX_SHRINK_ALWAYS_INLINE void store_u8x16(uint8_t* p, i32 a, i32 b, i32 c, i32 d) {
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(p), _mm_packus_epi16(_mm_packs_epi32(a, b), _mm_packs_epi32(c, d)));
+}
+ONNX_SHRINK_ALWAYS_INLINE f32 load_u8x4_as_float(const uint8_t* p) {
+  int32_t w;
+  std::memcpy(&w, p, 4);
+  const __m128i zero = _mm_setzero_si128();
+  return _mm_cvtepi32_ps(_mm_unpacklo_epi16(_mm_unpacklo_epi8(_mm_cvtsi32_si128(w), zero), zero));
+}
 ONNX_SHRINK_ALWAYS_INLINE i32 load_u16x4(const uint8_t* p) {
   return _mm_unpacklo_epi16(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p)), _mm_setzero_si128());
 }

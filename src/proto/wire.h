@@ -26,10 +26,12 @@ struct Field {
   uint64_t end = 0;    // offset just after the field
 };
 
-// Cached random access to a Source.
+// Cached random access to a Source. Reads at least `capacity` bytes at a time: 64 KB holds many
+// small messages, and the read after a skipped tensor (the next field header) costs little
+// (1 MB windows read a megabyte of the next tensor's data for every tensor passed).
 class Window {
  public:
-  explicit Window(const Source& source, size_t capacity = size_t(1) << 20);
+  explicit Window(const Source& source, size_t capacity = size_t(1) << 16);
   uint64_t size() const { return size_; }
   const Source& source() const { return source_; }
   // At least `length` bytes at `offset`, which must lie inside the source. Valid until the next

@@ -2,12 +2,15 @@
 // exact zero keep their offsets; the squared-error change it reports is the real one.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "bias_correction.h"
 #include "int8_layout.h"
+#include "kernels/kernels.h"
 #include "kernels/simd.h"
 
 namespace os = onnx_shrink;
@@ -104,3 +107,38 @@ TEST(BiasCorrection, MatMulColumnsWithRowFactors) { check(make_case({96, 40}, 1,
 TEST(BiasCorrection, MatMulColumnsPlain) { check(make_case({96, 40}, 1, -1, 7), 7); }
 TEST(BiasCorrection, ConvRowsWithInputChannelFactors) { check(make_case({12, 10, 3, 3}, 0, 1, 5), 5); }
 TEST(BiasCorrection, ConvRowsPlain) { check(make_case({12, 10, 3, 3}, 0, -1, 0), 0); }
+
+// Codes with 8 low bits (values up to 255, read back unsigned): each column's errors, whole codes
+// and all, sum to zero afterwards, as with 8-bit codes.
+TEST(BiasCorrection, MatMulColumnsWithEightLowBits) {
+  const uint64_t rows = 300, cols = 24, n = rows * cols;
+  std::string note;
+  const os::Int8Layout l = os::uniform_layout({300, 24}, 1, 0, onnx_shrink::Form::Fold, note);
+  ASSERT_EQ(l.kind, os::Int8Layout::Columns);
+  std::mt19937 rng(3);
+  std::vector<uint8_t> values(4 * n);
+  for (uint64_t i = 0; i < n; ++i) k::store_f32(values.data() + 4 * i, static_cast<float>(rng() / 4294967296.0 - 0.3));
+  std::vector<float> lo(cols, 0.0f), hi(cols, 0.0f);
+  bool finite = true;
+  k::minmax_columns(values.data(), rows, cols, lo.data(), hi.data(), finite);
+  std::vector<k::Int8Params> params(cols);
+  std::vector<float> scales(cols), offsets(cols);
+  for (uint64_t c = 0; c < cols; ++c) params[c] = k::int8_params(lo[c], hi[c], 8), scales[c] = params[c].scale, offsets[c] = params[c].offset;
+  std::vector<int8_t> codes(n);
+  std::vector<uint8_t> low(n);
+  k::ErrorSums e;
+  k::quantize_columns(values.data(), rows, cols, params.data(), codes.data(), e, nullptr, low.data());
+  ASSERT_GT(*std::max_element(low.begin(), low.end()), 200);
+  // Shift every offset by a third of a step, so that there is a mean to remove.
+  for (float& o : offsets) o += scales[0] / 3;
+  os::correct_offsets(l, {300, 24}, values.data(), codes.data(), nullptr, scales.data(), offsets.data(), low.data(), 8);
+  for (uint64_t c = 0; c < cols; ++c) {
+    double sum = 0;
+    for (uint64_t r = 0; r < rows; ++r) {
+      const uint64_t i = r * cols + c;
+      const float code = static_cast<float>(codes[i] * 256 + low[i]);
+      sum += static_cast<double>(k::load_f32(values.data() + 4 * i)) - (code * scales[c] + offsets[c]);
+    }
+    EXPECT_NEAR(sum / rows, 0.0, 0.01 * scales[c]) << "column " << c;
+  }
+}
