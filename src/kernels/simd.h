@@ -99,24 +99,27 @@ ONNX_SHRINK_ALWAYS_INLINE i32 load_i8x4(const uint8_t* p) {
   std::memcpy(&w, p, 4);
   return wasm_i32x4_extend_low_i16x8(wasm_i16x8_extend_low_i8x16(wasm_i32x4_splat(w)));
 }
-// 4 int8 codes at p as floats (exact). Converting the widened lanes is what it means, but LLVM 14
-// folds the widening into the conversion and then splits it into four scalar conversions; adding
-// the codes to the bits of 1.5 * 2^23 and subtracting that float gives the same values in two
-// instructions (the codes only move the low mantissa bits).
-ONNX_SHRINK_ALWAYS_INLINE f32 load_i8x4_as_float(const uint8_t* p) {
-  const v128_t magic = wasm_f32x4_splat(12582912.0f);
-  return wasm_f32x4_sub(wasm_i32x4_add(load_i8x4(p), magic), magic);
-}
-// The same for 16 lanes of 0...255 (low bits of codes: up to 8 of them), 4 at p as floats.
+// Byte lanes of 0...255 (low bits of codes, up to 8 of them): stored and widened unsigned, as a
+// signed narrowing would clamp 128...255 to 127.
 ONNX_SHRINK_ALWAYS_INLINE void store_u8x16(uint8_t* p, i32 a, i32 b, i32 c, i32 d) {
   wasm_v128_store(p, wasm_u8x16_narrow_i16x8(wasm_i16x8_narrow_i32x4(a, b), wasm_i16x8_narrow_i32x4(c, d)));
 }
-ONNX_SHRINK_ALWAYS_INLINE f32 load_u8x4_as_float(const uint8_t* p) {
+ONNX_SHRINK_ALWAYS_INLINE i32 load_u8x4(const uint8_t* p) {
   int32_t w;
   std::memcpy(&w, p, 4);
-  const v128_t magic = wasm_f32x4_splat(12582912.0f);
-  return wasm_f32x4_sub(wasm_i32x4_add(wasm_u32x4_extend_low_u16x8(wasm_u16x8_extend_low_u8x16(wasm_i32x4_splat(w))), magic), magic);
+  return wasm_u32x4_extend_low_u16x8(wasm_u16x8_extend_low_u8x16(wasm_i32x4_splat(w)));
 }
+// Lanes of small integers (|v| < 2^22) as floats, exactly. Converting them is what it means, but
+// LLVM 14 folds the widening of byte loads into the conversion and then splits it into four
+// scalar conversions; adding the integers to the bits of 1.5 * 2^23 and subtracting that float
+// gives the same values in two instructions (they only move the low mantissa bits).
+ONNX_SHRINK_ALWAYS_INLINE f32 small_to_float(i32 v) {
+  const v128_t magic = wasm_f32x4_splat(12582912.0f);
+  return wasm_f32x4_sub(wasm_i32x4_add(v, magic), magic);
+}
+// 4 int8 codes / 4 bytes of low bits at p as floats (exact).
+ONNX_SHRINK_ALWAYS_INLINE f32 load_i8x4_as_float(const uint8_t* p) { return small_to_float(load_i8x4(p)); }
+ONNX_SHRINK_ALWAYS_INLINE f32 load_u8x4_as_float(const uint8_t* p) { return small_to_float(load_u8x4(p)); }
 // 4 uint16 at p, widened to uint32 lanes.
 ONNX_SHRINK_ALWAYS_INLINE i32 load_u16x4(const uint8_t* p) { return wasm_u32x4_load16x4(p); }
 ONNX_SHRINK_ALWAYS_INLINE i32 shl(i32 v, int n) { return wasm_i32x4_shl(v, n); }
@@ -178,12 +181,13 @@ ONNX_SHRINK_ALWAYS_INLINE f32 load_i8x4_as_float(const uint8_t* p) { return _mm_
 ONNX_SHRINK_ALWAYS_INLINE void store_u8x16(uint8_t* p, i32 a, i32 b, i32 c, i32 d) {
   _mm_storeu_si128(reinterpret_cast<__m128i*>(p), _mm_packus_epi16(_mm_packs_epi32(a, b), _mm_packs_epi32(c, d)));
 }
-ONNX_SHRINK_ALWAYS_INLINE f32 load_u8x4_as_float(const uint8_t* p) {
+ONNX_SHRINK_ALWAYS_INLINE i32 load_u8x4(const uint8_t* p) {
   int32_t w;
   std::memcpy(&w, p, 4);
   const __m128i zero = _mm_setzero_si128();
-  return _mm_cvtepi32_ps(_mm_unpacklo_epi16(_mm_unpacklo_epi8(_mm_cvtsi32_si128(w), zero), zero));
+  return _mm_unpacklo_epi16(_mm_unpacklo_epi8(_mm_cvtsi32_si128(w), zero), zero);
 }
+ONNX_SHRINK_ALWAYS_INLINE f32 load_u8x4_as_float(const uint8_t* p) { return _mm_cvtepi32_ps(load_u8x4(p)); }
 ONNX_SHRINK_ALWAYS_INLINE i32 load_u16x4(const uint8_t* p) {
   return _mm_unpacklo_epi16(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p)), _mm_setzero_si128());
 }
