@@ -13,13 +13,14 @@
 // were a Constant node), and constants nothing else reads are removed too. The values are
 // computed as onnxruntime computes them: fp32 IEEE operations in the same order.
 #include <algorithm>
-#include <cmath>
-#include <cstring>
 #include <map>
 #include <set>
 
+#include "code_format.h"
 #include "encode.h"
+#include "expand/evaluate.h"
 #include "kernels/kernels.h"
+#include "plan/scope.h"
 #include "proto/onnx_fields.h"
 #include "write.h"
 
@@ -27,256 +28,13 @@ namespace onnx_shrink {
 
 namespace {
 
-struct Step {
-  // PartBegin sets the value aside and starts from its constant (a second chain, inline: the low
-  // bits of codes over 8 bits); AddPart adds what that made to the value set aside.
-  enum Kind : uint8_t { Dequantize, CastTo, Mul, Add, Sub, Div, Mod, Floor, Reshape, Lookup, PartBegin, AddPart } kind;
-  int32_t node = -1;
-  int32_t constant = -1;   // the second operand (scale, factor, shape)
-  int32_t zero = -1;       // DequantizeLinear zero point
-  int64_t axis = 1, block = 0;
-  int32_t to = 0;          // Cast target
-};
-
-struct Chain {
-  int32_t graph = -1;
-  int32_t codes = -1;  // tensor index of the integer (or float16) constant
-  std::vector<Step> steps;
-  std::string output;
-  int32_t out_type = onnx::kFloat;
-  std::vector<int64_t> out_dims;
-  int32_t report = -1;
-};
-
-struct Array {
-  std::vector<int64_t> dims;
-  std::vector<float> values;
-};
-
-uint64_t count(const std::vector<int64_t>& dims) {
-  uint64_t n = 1;
-  for (int64_t d : dims) n *= static_cast<uint64_t>(d);
-  return n;
-}
-
-bool is_integer_type(int32_t t) {
-  return t == onnx::kInt8 || t == onnx::kUint8 || t == onnx::kInt16 || t == onnx::kUint16 || t == onnx::kInt32 ||
-         t == onnx::kInt4 || t == onnx::kUint4;
-}
-
-// Numpy broadcasting of two shapes; empty result when they do not broadcast.
-bool broadcast(const std::vector<int64_t>& a, const std::vector<int64_t>& b, std::vector<int64_t>& out) {
-  const size_t rank = std::max(a.size(), b.size());
-  out.assign(rank, 1);
-  for (size_t i = 0; i < rank; ++i) {
-    const int64_t da = i < rank - a.size() ? 1 : a[i - (rank - a.size())];
-    const int64_t db = i < rank - b.size() ? 1 : b[i - (rank - b.size())];
-    if (da != db && da != 1 && db != 1) return false;
-    out[i] = da == 1 ? db : da;
-  }
-  return true;
-}
-
-class Expander {
- public:
-  Expander(const ModelIndex& index, TensorData& data) : index_(index), data_(data) {}
-
-  // Reads a small or large constant as floats (integers converted exactly as Cast would).
-  Array load(int32_t tensor) {
-    const TensorInfo& t = index_.tensors[tensor];
-    Array a;
-    a.dims = t.dims;
-    const size_t n = static_cast<size_t>(t.elements);
-    a.values.resize(n);
-    if (onnx::is_float_weight_type(t.data_type)) {
-      const uint8_t* x = data_.floats(t);
-      std::memcpy(a.values.data(), x, 4 * n);
-      return a;
-    }
-    if (t.kind == DataKind::Int32 || t.kind == DataKind::Int64) {
-      proto::Trail trail;
-      size_t k = 0;
-      proto::for_each_packed_varint(const_cast<proto::Window&>(window()), trail, t.data.begin, t.data.end, [&](uint64_t v) {
-        if (k < n) a.values[k] = integer_value(t.data_type, static_cast<int64_t>(v));
-        ++k;
-      });
-      if (k != n) throw Error(ErrorCode::Malformed, "tensor '" + t.name + "' has the wrong number of values");
-      return a;
-    }
-    const uint8_t* raw = data_.raw(t);
-    for (size_t i = 0; i < n; ++i) {
-      int64_t v = 0;
-      switch (t.data_type) {
-        case onnx::kInt8: v = static_cast<int8_t>(raw[i]); break;
-        case onnx::kUint8: v = raw[i]; break;
-        case onnx::kInt16: { int16_t s; std::memcpy(&s, raw + 2 * i, 2); v = s; break; }
-        case onnx::kUint16: { uint16_t s; std::memcpy(&s, raw + 2 * i, 2); v = s; break; }
-        case onnx::kInt32: { int32_t s; std::memcpy(&s, raw + 4 * i, 4); v = s; break; }
-        case onnx::kInt64: { int64_t s; std::memcpy(&s, raw + 8 * i, 8); v = s; break; }
-        case onnx::kInt4: { const uint8_t b = raw[i / 2]; int nib = (i & 1) ? b >> 4 : b & 15; v = nib >= 8 ? nib - 16 : nib; break; }
-        case onnx::kUint4: { const uint8_t b = raw[i / 2]; v = (i & 1) ? b >> 4 : b & 15; break; }
-        default: throw Error(ErrorCode::Unsupported, "tensor '" + t.name + "' has a type expand does not read");
-      }
-      a.values[i] = static_cast<float>(v);
-    }
-    return a;
-  }
-
-  std::vector<int64_t> load_shape(int32_t tensor) {
-    const TensorInfo& t = index_.tensors[tensor];
-    std::vector<int64_t> out;
-    if (t.data_type != onnx::kInt64) return out;
-    if (t.kind == DataKind::Int64) {
-      proto::Trail trail;
-      proto::for_each_packed_varint(const_cast<proto::Window&>(window()), trail, t.data.begin, t.data.end,
-                                    [&](uint64_t v) { out.push_back(static_cast<int64_t>(v)); });
-      return out;
-    }
-    const uint8_t* raw = data_.raw(t);
-    out.resize(static_cast<size_t>(t.elements));
-    for (size_t i = 0; i < out.size(); ++i) std::memcpy(&out[i], raw + 8 * i, 8);
-    return out;
-  }
-
-  void set_window(proto::Window& w) { window_ = &w; }
-  const proto::Window& window() const { return *window_; }
-
-  // Evaluates a chain, returning the final values as floats.
-  Array evaluate(const Chain& c) {
-    Array x = load(c.codes), aside;
-    for (const Step& s : c.steps) {
-      switch (s.kind) {
-        case Step::Dequantize: dequantize(x, s); break;
-        case Step::CastTo: cast(x, s.to); break;
-        case Step::Mul: case Step::Add: case Step::Sub: case Step::Div: case Step::Mod: binary(x, load(s.constant), s.kind); break;
-        case Step::Floor: for (float& v : x.values) v = std::floor(v); break;
-        case Step::Reshape: x.dims = resolve_shape(x, load_shape(s.constant), c); break;
-        case Step::Lookup: lookup(x, load(s.constant), c); break;
-        case Step::PartBegin: aside = std::move(x), x = load(s.constant); break;
-        case Step::AddPart: binary(aside, x, Step::Add), x = std::move(aside); break;
-      }
-    }
-    return x;
-  }
-
-  std::vector<int64_t> resolve_shape(const Array& x, std::vector<int64_t> shape, const Chain& c) {
-    int infer = -1;
-    uint64_t known = 1;
-    for (size_t i = 0; i < shape.size(); ++i) {
-      if (shape[i] == 0 && i < x.dims.size()) shape[i] = x.dims[i];
-      if (shape[i] == -1) infer = static_cast<int>(i);
-      else known *= static_cast<uint64_t>(std::max<int64_t>(shape[i], 0));
-    }
-    if (infer >= 0 && known) shape[infer] = static_cast<int64_t>(x.values.size() / known);
-    if (count(shape) != x.values.size()) {
-      throw Error(ErrorCode::Malformed, "the Reshape producing '" + c.output + "' does not fit its input");
-    }
-    return shape;
-  }
-
-  static void lookup(Array& x, const Array& table, const Chain& c) {
-    for (float& v : x.values) {
-      const float index = v < 0 ? v + static_cast<float>(table.values.size()) : v;  // Gather counts from the end
-      if (!(index >= 0) || index >= static_cast<float>(table.values.size())) {
-        throw Error(ErrorCode::Malformed, "the Gather producing '" + c.output + "' indexes past its table");
-      }
-      v = table.values[static_cast<size_t>(index)];
-    }
-  }
-
-  static void cast(Array& x, int32_t to) {
-    if (!onnx::is_float_weight_type(to)) return;  // integer codes to integer indices: same values
-    for (float& v : x.values) {
-      if (to == onnx::kFloat16) v = kernels::half_to_float(kernels::float_to_half(v));
-      else if (to == onnx::kBfloat16) v = kernels::bfloat_to_float(kernels::float_to_bfloat(v));
-    }
-  }
-
-  static void binary(Array& x, const Array& b, Step::Kind kind) {
-    std::vector<int64_t> out;
-    broadcast(x.dims, b.dims, out);
-    const size_t rank = out.size();
-    // Strides of each operand in the output's index space (0 where broadcast).
-    auto strides = [&](const std::vector<int64_t>& dims) {
-      std::vector<uint64_t> s(rank, 0);
-      uint64_t step = 1;
-      for (size_t i = dims.size(); i-- > 0;) {
-        const size_t o = i + (rank - dims.size());
-        s[o] = dims[i] == 1 ? 0 : step;
-        step *= static_cast<uint64_t>(dims[i]);
-      }
-      return s;
-    };
-    const std::vector<uint64_t> sa = strides(x.dims), sb = strides(b.dims);
-    const uint64_t n = count(out);
-    std::vector<float> result(static_cast<size_t>(n));
-    std::vector<int64_t> index(rank, 0);
-    uint64_t ia = 0, ib = 0;
-    for (uint64_t k = 0; k < n; ++k) {
-      const float a = x.values[ia], c = b.values[ib];
-      // Mod (fmod) only ever sees whole numbers (part_of): its remainder is then exact this way.
-      result[k] = kind == Step::Mul ? a * c : kind == Step::Add ? a + c : kind == Step::Sub ? a - c : kind == Step::Div ? a / c
-                                                                                            : a - c * std::trunc(a / c);
-      for (size_t d = rank; d-- > 0;) {  // advance the multi-index
-        ia += sa[d];
-        ib += sb[d];
-        if (++index[d] < out[d]) break;
-        ia -= sa[d] * static_cast<uint64_t>(out[d]);
-        ib -= sb[d] * static_cast<uint64_t>(out[d]);
-        index[d] = 0;
-      }
-    }
-    x.dims = out;
-    x.values.swap(result);
-  }
-
-  void dequantize(Array& x, const Step& s) {
-    const Array scale = load(s.constant);
-    Array zero;
-    if (s.zero >= 0) zero = load(s.zero);
-    const size_t rank = x.dims.size();
-    const int64_t axis = s.axis < 0 ? s.axis + static_cast<int64_t>(rank) : s.axis;
-    uint64_t outer = 1, inner = 1, along = 1;
-    if (scale.values.size() > 1) {
-      for (size_t d = 0; d < rank; ++d) {
-        if (static_cast<int64_t>(d) < axis) outer *= x.dims[d];
-        else if (static_cast<int64_t>(d) == axis) along = x.dims[d];
-        else inner *= x.dims[d];
-      }
-    } else {
-      along = x.values.size();
-    }
-    // The scale index of element (o, a, i): per tensor 0; per axis a; blocked o-major with a / block.
-    const uint64_t blocks = s.block > 0 ? (along + s.block - 1) / s.block : 1;
-    for (uint64_t o = 0; o < outer; ++o) {
-      for (uint64_t a = 0; a < along; ++a) {
-        for (uint64_t i = 0; i < inner; ++i) {
-          const uint64_t k = (o * along + a) * inner + i;
-          uint64_t g = 0;
-          if (scale.values.size() > 1) g = s.block > 0 ? (o * blocks + a / s.block) * inner + i : a;
-          const float z = zero.values.empty() ? 0.0f : zero.values[g];
-          x.values[k] = (x.values[k] - z) * scale.values[g];
-        }
-      }
-    }
-  }
-
- private:
-  static float integer_value(int32_t type, int64_t v) {
-    switch (type) {
-      case onnx::kInt8: return static_cast<float>(static_cast<int8_t>(v));
-      case onnx::kUint8: return static_cast<float>(static_cast<uint8_t>(v));
-      case onnx::kInt16: return static_cast<float>(static_cast<int16_t>(v));
-      case onnx::kUint16: return static_cast<float>(static_cast<uint16_t>(v));
-      case onnx::kInt32: return static_cast<float>(static_cast<int32_t>(v));
-      default: return static_cast<float>(v);
-    }
-  }
-
-  const ModelIndex& index_;
-  TensorData& data_;
-  proto::Window* window_ = nullptr;
-};
+using expansion::Array;
+using expansion::Chain;
+using expansion::Expander;
+using expansion::Step;
+using expansion::broadcast;
+using expansion::count;
+using expansion::is_integer_type;
 
 class ExpandEncoder final : public Encoder {
  public:
@@ -307,7 +65,8 @@ class ExpandEncoder final : public Encoder {
 
 class ExpandPlanner {
  public:
-  ExpandPlanner(const ModelIndex& index, TensorData& data, Expander& expander) : index_(index), data_(data), expander_(expander) {}
+  ExpandPlanner(const ModelIndex& index, TensorData& data, Expander& expander)
+      : index_(index), data_(data), expander_(expander), scope_(index) {}
 
   Plan run(std::vector<Chain>& chains) {
     Plan plan;
@@ -335,7 +94,6 @@ class ExpandPlanner {
   void index_names() {
     for (size_t k = 0; k < index_.nodes.size(); ++k) {
       const NodeInfo& n = index_.nodes[k];
-      for (size_t i = 0; i < n.inputs.size(); ++i) readers_[n.inputs[i]].push_back(static_cast<int32_t>(k));
       if (n.value_tensor >= 0 && !n.outputs.empty()) constants_[key(n.graph, n.outputs[0])] = n.value_tensor;
       for (const std::string& out : n.outputs) producers_[key(n.graph, out)] = static_cast<int32_t>(k);
     }
@@ -357,9 +115,9 @@ class ExpandPlanner {
   // The only node reading `name`, if it is in `graph` and nothing else (no graph output) reads it.
   int32_t sole_reader(int32_t graph, const std::string& name) const {
     if (graph_outputs_.count(name)) return -1;
-    auto it = readers_.find(name);
-    if (it == readers_.end() || it->second.size() != 1) return -1;
-    const int32_t n = it->second[0];
+    const std::vector<Consumer>* readers = scope_.readers(name);
+    if (!readers || readers->size() != 1) return -1;
+    const int32_t n = (*readers)[0].node;
     return index_.nodes[n].graph == graph ? n : -1;
   }
 
@@ -383,13 +141,13 @@ class ExpandPlanner {
         s.constant = constant(g, n.inputs[1]);
         s.zero = n.inputs.size() > 2 && !n.inputs[2].empty() ? constant(g, n.inputs[2]) : -1;
         if (s.constant < 0 || (n.inputs.size() > 2 && !n.inputs[2].empty() && s.zero < 0)) continue;
-        s.axis = index_.opset("") >= 13 ? dq_axis(n) : 1;
-        s.block = block_size(n);
+        s.axis = index_.opset("") >= 13 ? n.int_attribute("axis", 1) : 1;  // DequantizeLinear's default axis is 1
+        s.block = n.int_attribute("block_size");
         c.steps.push_back(s);
         c.out_type = index_.tensors[s.constant].data_type;
       } else if (n.op_type == "Cast") {
         Step s{Step::CastTo, id};
-        s.to = static_cast<int32_t>(cast_to(n));
+        s.to = static_cast<int32_t>(n.int_attribute("to"));
         // Cast alone is not a dequantization: a Mul or Add must follow (or, for indices, a Gather);
         // except the Cast of a float16 constant to float32 (a small tensor).
         const int32_t next = sole_reader(g, value);
@@ -411,36 +169,32 @@ class ExpandPlanner {
         if (next < 0 || c.steps.size() >= 16) break;
         if (std::any_of(c.steps.begin(), c.steps.end(), [&](const Step& s) { return s.node == next; })) break;
         const NodeInfo& m = index_.nodes[next];
-        if (!m.domain.empty() || m.outputs.size() != 1) break;
         Step s{Step::Mul, next};
-        if (m.op_type == "Mul" || m.op_type == "Add" || m.op_type == "Sub") {
+        if (!step_of(m, s.kind)) break;
+        if (s.kind == Step::Mul || s.kind == Step::Add || s.kind == Step::Sub) {
           if (m.inputs.size() != 2) break;
           const int other = m.inputs[0] == value ? 1 : 0;
-          if (m.op_type == "Sub" && other == 0) break;  // const - x is not handled
-          s.kind = m.op_type == "Mul" ? Step::Mul : m.op_type == "Add" ? Step::Add : Step::Sub;
+          if (s.kind == Step::Sub && other == 0) break;  // const - x is not handled
           s.constant = constant(g, m.inputs[other]);
           if (s.constant < 0 && s.kind == Step::Add && part_of(g, m.inputs[other], next, c.steps)) {
             s.kind = Step::AddPart;
           } else if (s.constant < 0 || !onnx::is_float_weight_type(index_.tensors[s.constant].data_type)) {
             break;
           }
-        } else if (m.op_type == "Gather") {
-          if (m.inputs.size() != 2 || m.inputs[1] != value || m.axis != 0) break;
-          s.kind = Step::Lookup;
+        } else if (s.kind == Step::Lookup) {
+          if (m.inputs.size() != 2 || m.inputs[1] != value || m.int_attribute("axis") != 0) break;
           s.constant = constant(g, m.inputs[0]);
           if (s.constant < 0 || index_.tensors[s.constant].dims.size() != 1 ||
               !onnx::is_float_weight_type(index_.tensors[s.constant].data_type)) {
             break;
           }
           c.out_type = index_.tensors[s.constant].data_type;
-        } else if (m.op_type == "Reshape") {
+        } else if (s.kind == Step::Reshape) {
           if (m.inputs.size() < 2 || m.inputs[0] != value) break;
-          s.kind = Step::Reshape;
           s.constant = constant(g, m.inputs[1]);
           if (s.constant < 0) break;
-        } else if (m.op_type == "Cast") {
-          s.kind = Step::CastTo;
-          s.to = static_cast<int32_t>(cast_to(m));
+        } else if (s.kind == Step::CastTo) {
+          s.to = static_cast<int32_t>(m.int_attribute("to"));
           if (!onnx::is_float_weight_type(s.to)) break;
           c.out_type = s.to;
         } else {
@@ -461,6 +215,14 @@ class ExpandPlanner {
     }
   }
 
+  // The step a node of the default domain with one output is, by its op (code_format.h's chain ops).
+  static bool step_of(const NodeInfo& n, Step::Kind& kind) {
+    ChainOp op;
+    if (!n.domain.empty() || n.outputs.size() != 1 || !chain_op(n.op_type, op)) return false;
+    kind = expansion::step_kind(op);
+    return true;
+  }
+
   // A chain of its own ending at `value`, which only node `reader` reads: Cast of an integer
   // constant to float, then Div, Mul, Add, Sub with constants, Floor and Reshape, and Mod of what a
   // Floor gave (the low bits of codes over 8 bits). Found walking back from `value`; appended to
@@ -474,30 +236,26 @@ class ExpandPlanner {
       if (it == producers_.end() || taken_.count(it->second)) return false;
       const int32_t p = it->second;
       const NodeInfo& m = index_.nodes[p];
-      if (!m.domain.empty() || m.outputs.size() != 1 || m.inputs.empty()) return false;
       Step s{Step::Floor, p};
-      if (after_mod && m.op_type != "Floor") return false;
-      if (m.op_type == "Cast") {
+      if (m.inputs.empty() || !step_of(m, s.kind) || (after_mod && s.kind != Step::Floor)) return false;
+      if (s.kind == Step::CastTo) {
         Step begin{Step::PartBegin, -1, constant(g, m.inputs[0])};
         if (begin.constant < 0 || !is_integer_type(index_.tensors[begin.constant].data_type) || sole_reader(g, m.inputs[0]) != p ||
-            !onnx::is_float_weight_type(static_cast<int32_t>(m.to))) {
+            !onnx::is_float_weight_type(static_cast<int32_t>(m.int_attribute("to")))) {
           return false;
         }
-        s.kind = Step::CastTo;
-        s.to = static_cast<int32_t>(m.to);
+        s.to = static_cast<int32_t>(m.int_attribute("to"));
         back.push_back(s);
         steps.push_back(begin);
         steps.insert(steps.end(), back.rbegin(), back.rend());
         return true;
       }
-      if (m.op_type == "Floor") {
+      if (s.kind == Step::Floor) {
         if (m.inputs.size() != 1) return false;
       } else {
-        static const std::pair<const char*, Step::Kind> binary[] = {
-            {"Div", Step::Div}, {"Mod", Step::Mod}, {"Mul", Step::Mul}, {"Add", Step::Add}, {"Sub", Step::Sub}, {"Reshape", Step::Reshape}};
-        auto op = std::find_if(std::begin(binary), std::end(binary), [&](const auto& b) { return m.op_type == b.first; });
-        if (op == std::end(binary) || m.inputs.size() != 2 || (op->second == Step::Mod && m.fmod != 1)) return false;
-        s.kind = op->second;
+        const bool binary = s.kind == Step::Div || s.kind == Step::Mod || s.kind == Step::Mul || s.kind == Step::Add ||
+                            s.kind == Step::Sub || s.kind == Step::Reshape;
+        if (!binary || m.inputs.size() != 2 || (s.kind == Step::Mod && m.int_attribute("fmod") != 1)) return false;
         s.constant = constant(g, m.inputs[1]);
         if (s.constant < 0) return false;
       }
@@ -507,10 +265,6 @@ class ExpandPlanner {
     }
     return false;
   }
-
-  static int64_t dq_axis(const NodeInfo& n) { return n.has_axis ? n.axis : 1; }  // DequantizeLinear's default
-  static int64_t block_size(const NodeInfo& n) { return n.block_size; }
-  static int64_t cast_to(const NodeInfo& n) { return n.to; }
 
   // Shapes through the chain, to size the result before computing it.
   bool plan_dims(Chain& c) {
@@ -627,10 +381,10 @@ class ExpandPlanner {
   bool still_read(const TensorInfo& t) const {
     const std::string& name = t.name;
     if (graph_outputs_.count(name)) return true;
-    auto it = readers_.find(name);
-    if (it == readers_.end()) return false;
-    for (int32_t reader : it->second) {
-      if (!taken_.count(reader)) return true;
+    const std::vector<Consumer>* readers = scope_.readers(name);
+    if (!readers) return false;
+    for (const Consumer& reader : *readers) {
+      if (!taken_.count(reader.node)) return true;
     }
     return false;
   }
@@ -656,7 +410,7 @@ class ExpandPlanner {
   const ModelIndex& index_;
   TensorData& data_;
   Expander& expander_;
-  std::map<std::string, std::vector<int32_t>> readers_;
+  const Scope scope_;
   std::map<std::string, int32_t> constants_;
   std::map<std::string, int32_t> producers_;  // graph/name -> the node that outputs it
   std::set<std::string> graph_outputs_;
@@ -670,8 +424,7 @@ Report expand(const Source& model, Sink& out, const Io& io) {
   proto::Window window(model);
   const ModelIndex index = index_model(window);
   TensorData data(window, io.external);
-  Expander expander(index, data);
-  expander.set_window(window);
+  Expander expander(index, data, window);
   std::vector<Chain> chains;
   Plan plan = ExpandPlanner(index, data, expander).run(chains);
   ExpandEncoder encoder(index, data, plan, expander, chains);

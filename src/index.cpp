@@ -291,17 +291,13 @@ class Walker {
   }
 
   void attribute(const Field& outer, int32_t c, NodeInfo& n, int32_t node_id, const std::string& graph_path, int depth) {
-    std::string name;
-    Field tensor_field, int_field, string_field;
-    bool has_tensor = false, has_int = false, has_string = false;
+    Attribute at;
+    Field tensor_field, string_field;
+    bool has_tensor = false;
     std::vector<Field> graphs;
-    // A few ints are kept (a Transpose's perm); a longer list is no perm of a weight's axes.
-    constexpr size_t kMaxInts = 16;
-    std::vector<int64_t> ints;
-    bool too_many_ints = false;
     auto add_int = [&](uint64_t v) {
-      if (ints.size() < kMaxInts) ints.push_back(static_cast<int64_t>(v));
-      else too_many_ints = true;
+      if (at.ints.size() < Attribute::kMaxInts) at.ints.push_back(static_cast<int64_t>(v));
+      else at.ints_complete = false;
     };
     FieldReader r(window_, trail_, outer.data, outer.end);
     Field f;
@@ -309,17 +305,17 @@ class Walker {
       switch (f.number) {
         case onnx::attr::kName:
           r.expect(f, WireType::Bytes, "AttributeProto.name");
-          name = r.string(f, kNameLimit);
+          at.name = r.string(f, kNameLimit);
           break;
         case onnx::attr::kI:
           r.expect(f, WireType::Varint, "AttributeProto.i");
-          int_field = f;
-          has_int = true;
+          at.i = static_cast<int64_t>(f.value);
+          at.has_int = true;
           break;
         case onnx::attr::kS:
           r.expect(f, WireType::Bytes, "AttributeProto.s");
           string_field = f;
-          has_string = true;
+          at.has_string = true;
           break;
         case onnx::attr::kT:
           r.expect(f, WireType::Bytes, "AttributeProto.t");
@@ -327,7 +323,7 @@ class Walker {
           has_tensor = true;
           break;
         case onnx::attr::kInts:
-          if (n.op_type != "Transpose") break;  // only a Transpose's perm decides an axis
+          at.has_ints = true;
           if (f.type == WireType::Varint) add_int(f.value);
           else {
             r.expect(f, WireType::Bytes, "AttributeProto.ints");
@@ -343,23 +339,11 @@ class Walker {
           break;
       }
     }
+    if (!at.ints_complete) at.ints.clear();
+    const std::string name = at.name;
     TrailStep step(trail_, "attribute '" + name + "'");
-    if (has_int) {
-      const int64_t v = static_cast<int64_t>(int_field.value);
-      if (name == "transA") n.trans_a = v;
-      else if (name == "transB") n.trans_b = v;
-      else if (name == "axis") n.axis = v, n.has_axis = true;
-      else if (name == "group") n.group = v;
-      else if (name == "transBatchA" || name == "transBatchB") n.trans_batch = n.trans_batch || v != 0;
-      else if (name == "to") n.to = v;
-      else if (name == "block_size") n.block_size = v;
-      else if (name == "fmod") n.fmod = v;
-    }
-    if (name == "perm" && n.op_type == "Transpose") {
-      n.has_perm = true;
-      if (!too_many_ints) n.perm = std::move(ints);
-    }
-    if (has_string && name == "equation" && n.op_type == "Einsum") n.equation = r.string(string_field, kNameLimit);
+    if (at.has_string && string_field.value <= Attribute::kMaxString) at.s = r.string(string_field, Attribute::kMaxString);
+    n.attributes.push_back(std::move(at));
     if (has_tensor && name == "value" && n.op_type == "Constant" && n.domain.empty()) {
       const int32_t t = tensor(tensor_field, container(tensor_field, c), "tensor");
       index_.tensors[t].graph = n.graph;
@@ -644,5 +628,23 @@ ModelIndex index_model(proto::Window& window) {
 }
 
 uint64_t stored_bytes(const TensorInfo& tensor) { return tensor.data.size(); }
+
+}  // namespace onnx_shrink
+
+namespace onnx_shrink {
+
+const Attribute* NodeInfo::attribute(const char* name) const {
+  for (size_t k = attributes.size(); k-- > 0;) {
+    if (attributes[k].name == name) return &attributes[k];
+  }
+  return nullptr;
+}
+
+int64_t NodeInfo::int_attribute(const char* name, int64_t fallback) const {
+  for (size_t k = attributes.size(); k-- > 0;) {
+    if (attributes[k].has_int && attributes[k].name == name) return attributes[k].i;
+  }
+  return fallback;
+}
 
 }  // namespace onnx_shrink

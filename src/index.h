@@ -50,6 +50,19 @@ struct ValueField {  // a graph input or output
   ValueInfo info;
 };
 
+// A node attribute, as far as the engine reads them: an int, a list of ints, a string (tensors and
+// graphs are indexed as such; floats are not kept).
+struct Attribute {
+  std::string name;
+  bool has_int = false, has_ints = false, has_string = false;
+  int64_t i = 0;
+  std::vector<int64_t> ints;  // empty when the list was longer than the index keeps (kMaxInts)
+  bool ints_complete = true;
+  std::string s;              // empty when longer than kMaxString
+  static constexpr size_t kMaxInts = 16;  // a longer list is no perm or shape of a weight's axes
+  static constexpr uint64_t kMaxString = 4096;  // an equation, a mode: attribute strings that decide anything are short
+};
+
 struct NodeInfo {
   int32_t graph = -1;
   int32_t container = -1;
@@ -57,18 +70,14 @@ struct NodeInfo {
   uint32_t position = 0;  // index within its graph
   std::string name, op_type, domain;
   std::vector<std::string> inputs, outputs;
-  // Attributes that decide a weight's channel axis.
-  int64_t trans_a = 0, trans_b = 0, axis = 0, group = 1;
-  bool has_axis = false;
-  bool trans_batch = false;    // FusedMatMul's transBatchA or transBatchB
-  bool has_perm = false;       // Transpose: without one, the axes are reversed
-  std::vector<int64_t> perm;  // (empty when the list was too long to keep: no valid perm)
-  int64_t to = 0;          // Cast
-  int64_t fmod = 0;        // Mod
-  int64_t block_size = 0;  // DequantizeLinear
-  std::string equation;    // Einsum
+  std::vector<Attribute> attributes;  // every int, ints and string attribute, in file order
   int32_t value_tensor = -1;  // Constant: its `value` tensor
   std::vector<int32_t> subgraphs;
+
+  // The attribute called `name` (the last one, if a file gives it twice), or nullptr.
+  const Attribute* attribute(const char* name) const;
+  // Its int value, or `fallback` when it has none.
+  int64_t int_attribute(const char* name, int64_t fallback = 0) const;
 };
 
 struct GraphInfo {

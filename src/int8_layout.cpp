@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "code_format.h"
 #include "cold.h"
 #include "kernels/kernels.h"
 #include "kernels/palette_levels.h"
@@ -39,10 +40,11 @@ float power_of(float m, int power) {
   }
 }
 
-// Expected squared error of uniform 8-bit codes over [min(lo, 0), max(hi, 0)] for `count` values.
+// Expected squared error of uniform 8-bit codes (the table's first format: every estimate here is
+// for 8 bits) over [min(lo, 0), max(hi, 0)] for `count` values.
 double uniform_noise(float lo, float hi, double count) {
   const double l = lo < 0 ? lo : 0, h = hi > 0 ? hi : 0;
-  const double step = (h - l) / 255.0;
+  const double step = (h - l) / code_formats()[0].steps();
   return count * step * step / 12.0;
 }
 
@@ -206,7 +208,6 @@ ONNX_SHRINK_COLD Int8Layout uniform_layout(const std::vector<int64_t>& dims, int
   const size_t rank = dims.size();
   const uint64_t n = product(dims, 0, rank);
   l.code_dims = dims;
-  l.required_opset = 10;
   if (rank < 2 || axis < 0 || axis >= static_cast<int64_t>(rank)) return l;  // a vector: one scale
   const AxisView v = view_around(dims, axis);
   if (v.extent < 2 || n / v.extent < 8) return l;  // one channel, or scales costing more than codes
@@ -223,7 +224,6 @@ ONNX_SHRINK_COLD Int8Layout uniform_layout(const std::vector<int64_t>& dims, int
       l.groups = static_cast<uint64_t>(rows * nb);
       l.code_dims = fold ? std::vector<int64_t>{rows, nb, static_cast<int64_t>(block)} : std::vector<int64_t>{rows, static_cast<int64_t>(l.inner)};
       l.scale_dims = fold ? std::vector<int64_t>{rows, nb, 1} : std::vector<int64_t>{rows, nb};
-      l.required_opset = 21;
       return l;
     }
     if (l.inner == 1 && l.outer % block == 0) {
@@ -233,7 +233,6 @@ ONNX_SHRINK_COLD Int8Layout uniform_layout(const std::vector<int64_t>& dims, int
       l.groups = static_cast<uint64_t>(nb * c);
       l.code_dims = fold ? std::vector<int64_t>{nb, static_cast<int64_t>(block), c} : std::vector<int64_t>{static_cast<int64_t>(l.outer), c};
       l.scale_dims = fold ? std::vector<int64_t>{nb, 1, c} : std::vector<int64_t>{nb, c};
-      l.required_opset = 21;
       return l;
     }
     note = "blocks of " + std::to_string(block) + " do not divide its reduction axis; per channel instead";
@@ -241,7 +240,6 @@ ONNX_SHRINK_COLD Int8Layout uniform_layout(const std::vector<int64_t>& dims, int
   l.kind = l.inner > 1 ? Int8Layout::Rows : Int8Layout::Columns;
   l.groups = l.channels;
   l.scale_dims = fold ? ones_except(rank, axis, static_cast<int64_t>(l.channels)) : std::vector<int64_t>{static_cast<int64_t>(l.channels)};
-  l.required_opset = 13;
   return l;
 }
 
@@ -388,7 +386,6 @@ ONNX_SHRINK_COLD Int8Layout choose_int8_layout(const uint8_t* x, const std::vect
     c.code_dims = dims;
     c.factor_dims = ones_except(rank, static_cast<int64_t>(a), dims[a]);
     c.groups = 0;
-    c.required_opset = 7;
     c.noise = noise;
     const double extra = parameter_bytes(c) - parameter_bytes(best);
     const double gain_db = c.noise > 0 ? 10.0 * std::log10(best.noise / c.noise) : 99.0;

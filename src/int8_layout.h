@@ -44,7 +44,6 @@ struct Int8Layout {
   uint32_t draw = 0;             // Options::rounding_draw
   uint64_t salt = 0;             // decorrelates the draws of different tensors
   std::vector<int64_t> code_dims, scale_dims, factor_dims;  // stored shapes
-  int64_t required_opset = 7;
   double noise = 0;              // estimated sum of squared errors (for the choice)
   std::string scheme() const;    // "tensor", "channel", "block", "separable", "codebook"
   uint64_t factor_count() const;

@@ -1,4 +1,14 @@
 // The plan: what happens to every weight, and the output as edits of the input.
+//
+// plan_shrink() is a short pipeline (plan.cpp); each step is a file of plan/:
+//   scope          who reads each name, and which graphs see it
+//   channel_axes   a weight's output- and input-channel axes, from the ops that read it
+//   selection      which tensors change and how, and why the others stay
+//   bit_allocation the bytes float16 small tensors save, spent on low bits of 8-bit codes
+//   opset_raise    the DequantizeLinear form's opset
+//   emit           the items as edits: new tensors and nodes (chains from code_format.h)
+//   layout         length prefixes and the output's size
+//   messages       the protobuf messages all of these write
 #pragma once
 
 #include <vector>
@@ -7,6 +17,7 @@
 #include "int8_layout.h"
 #include "index.h"
 #include "kernels/palette_levels.h"
+#include "plan/messages.h"
 #include "tensor_data.h"
 
 namespace onnx_shrink {
@@ -43,23 +54,5 @@ Plan plan_shrink(const ModelIndex& index, TensorData& data, const Options& optio
 // Sorts `edits`, adds the rewritten length prefix of every container that changes size, and
 // returns the size of the output. Throws Error(TooLarge) past the 2 GB protobuf limit.
 uint64_t finish_layout(const ModelIndex& index, std::vector<Edit>& edits);
-
-// Shared by the planners: common protobuf messages.
-namespace build {
-Message tensor(const std::string& name, int32_t data_type, const std::vector<int64_t>& dims);
-Message value_info(const std::string& name, int32_t data_type, const std::vector<int64_t>& dims);
-struct Attribute {
-  std::string name;
-  int64_t i = 0;
-  const Message* tensor = nullptr;  // set for a tensor attribute
-};
-Message node(const std::string& op_type, const std::string& name, const std::vector<std::string>& inputs,
-             const std::vector<std::string>& outputs, const std::vector<Attribute>& attributes = {});
-// Adds the data of a tensor message: raw_data holding `payload`, or, when the payload is external,
-// the external_data entries pointing at it.
-void data(Message& tensor, const Payload& payload, const std::string& location);
-// Edits that replace a tensor's data fields (in place, keeping its other fields) with `data`.
-void replace_data(const ModelIndex& index, const TensorInfo& t, const Message& data, std::vector<Edit>& edits);
-}  // namespace build
 
 }  // namespace onnx_shrink
