@@ -4,6 +4,7 @@
 #include <limits>
 #include <set>
 
+#include "file_kind.h"
 #include "proto/onnx_fields.h"
 
 namespace onnx_shrink {
@@ -17,26 +18,6 @@ using proto::WireType;
 
 constexpr int kMaxGraphDepth = 32;
 constexpr size_t kNameLimit = size_t(1) << 20;
-
-// Recognises files people mistake for ONNX models, to say what they are instead.
-std::string recognise_other_format(Window& window) {
-  const uint64_t n = window.size();
-  if (n == 0) return "the file is empty";
-  const uint8_t* p = window.at(0, static_cast<size_t>(n < 16 ? n : 16));
-  auto starts = [&](const char* magic, size_t len, size_t at = 0) {
-    return n >= at + len && std::memcmp(p + at, magic, len) == 0;
-  };
-  if (starts("\x1f\x8b", 2)) return "it is gzip-compressed: decompress it first";
-  if (starts("PK\x03\x04", 4)) return "it is a zip archive (a PyTorch checkpoint or a zipped model?): extract the .onnx file first";
-  if (starts("ORTM", 4, 4)) return "it is an onnxruntime ORT-format model, not an ONNX protobuf";
-  if (starts("TFL3", 4, 4)) return "it is a TensorFlow Lite model";
-  if (starts("\x89HDF", 4)) return "it is an HDF5 file (a Keras model?)";
-  if (starts("GGUF", 4)) return "it is a GGUF file";
-  if (starts("version https://git-lfs", 23)) return "it is a Git LFS pointer, not the model: fetch the real file with git lfs pull";
-  if (starts("<", 1) || starts("{", 1)) return "it looks like text (HTML or JSON), not a binary model";
-  if (n >= 9 && p[8] == '{') return "it looks like a safetensors file";
-  return "";
-}
 
 class Walker {
  public:
@@ -596,55 +577,11 @@ class Walker {
 
 }  // namespace
 
-int64_t ModelIndex::opset(const std::string& domain) const {
-  for (const OpsetImport& o : opsets) {
-    if (o.domain == domain) return o.version;
-  }
-  return 0;
-}
-
-bool ModelIndex::has_external_data() const {
-  for (const TensorInfo& t : tensors) {
-    if (t.kind == DataKind::External) return true;
-  }
-  return false;
-}
-
-uint64_t ModelIndex::external_bytes() const {
-  uint64_t total = 0;
-  std::set<std::string> seen;  // tensors that share bytes count once
-  for (const TensorInfo& t : tensors) {
-    if (t.kind == DataKind::External && seen.insert(t.location + "@" + std::to_string(t.data.begin)).second) {
-      total += (t.elements * uint64_t(onnx::element_bits(t.data_type)) + 7) / 8;
-    }
-  }
-  return total;
-}
-
 ModelIndex index_model(proto::Window& window) {
   ModelIndex index;
   Walker(window, index).model();
   return index;
 }
 
-uint64_t stored_bytes(const TensorInfo& tensor) { return tensor.data.size(); }
-
-}  // namespace onnx_shrink
-
-namespace onnx_shrink {
-
-const Attribute* NodeInfo::attribute(const char* name) const {
-  for (size_t k = attributes.size(); k-- > 0;) {
-    if (attributes[k].name == name) return &attributes[k];
-  }
-  return nullptr;
-}
-
-int64_t NodeInfo::int_attribute(const char* name, int64_t fallback) const {
-  for (size_t k = attributes.size(); k-- > 0;) {
-    if (attributes[k].has_int && attributes[k].name == name) return attributes[k].i;
-  }
-  return fallback;
-}
 
 }  // namespace onnx_shrink

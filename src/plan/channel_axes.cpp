@@ -175,6 +175,12 @@ Axes channel_axes(const ModelIndex& index, const Scope& scope, const TensorInfo&
   return {out, out + 1 < rank ? out + 1 : -1};
 }
 
+std::vector<std::string> channel_axis_ops() {
+  std::vector<std::string> ops;
+  for (const Rule& r : kRules) ops.push_back(std::string(r.domain) + ":" + r.op);
+  return ops;
+}
+
 std::vector<int64_t> reversed_perm(int64_t rank) {
   std::vector<int64_t> axes;
   for (int64_t a = rank - 1; a >= 0; --a) axes.push_back(a);

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "index.h"
@@ -21,6 +22,10 @@ struct Axes {
 // Cast, Identity and Transpose (up to 4 deep) and into model-local functions. Without such a reader,
 // the PyTorch convention [out, in, ...] after any leading axes of 1.
 Axes channel_axes(const ModelIndex& index, const Scope& scope, const TensorInfo& t, const std::vector<Consumer>& readers);
+
+// The ops that have a rule, as "domain:op" (ai.onnx's with an empty domain): for the tests, which
+// check that every rule has one.
+std::vector<std::string> channel_axis_ops();
 
 // A Transpose's perm when it has none: the axes reversed.
 std::vector<int64_t> reversed_perm(int64_t rank);
