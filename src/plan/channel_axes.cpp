@@ -57,6 +57,7 @@ struct Rule {
 // (Attention's as a MatMul's B: [in, 3 * hidden]).
 const Rule kRules[] = {
     {"", "Conv", [](const NodeInfo&, uint32_t i, int64_t) { return i == 1 ? Axes{0, 1} : Axes{}; }},
+    {"", "DeformConv", [](const NodeInfo&, uint32_t i, int64_t) { return i == 1 ? Axes{0, 1} : Axes{}; }},
     {"", "ConvTranspose",
      [](const NodeInfo& n, uint32_t i, int64_t) { return i != 1 ? Axes{} : n.int_attribute("group", 1) == 1 ? Axes{1, 0} : Axes{0, -1}; }},
     {"", "MatMul", [](const NodeInfo&, uint32_t i, int64_t rank) { return matmul_axes(i, rank, false); }},

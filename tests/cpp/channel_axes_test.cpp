@@ -118,6 +118,13 @@ TEST(ChannelAxes, Conv) {
   EXPECT_EQ(single("Conv", 2, {64}), fallback({64}));  // its bias: not a kernel
 }
 
+TEST(ChannelAxes, DeformConv) {  // opset 19: W is [oC, C / group, kH, kW], as Conv's
+  EXPECT_EQ(single("DeformConv", 1, {64, 32, 3, 3}, {int_attr("group", 2)}), AxesPair(0, 1));
+  // One output channel (a mask head): without the rule, the fallback would skip the leading 1.
+  EXPECT_EQ(single("DeformConv", 1, {1, 64, 3, 3}), AxesPair(0, 1));
+  EXPECT_EQ(single("DeformConv", 2, {1, 18, 8, 8}), fallback({1, 18, 8, 8}));  // its offsets: not a kernel
+}
+
 TEST(ChannelAxes, ConvTranspose) {
   EXPECT_EQ(single("ConvTranspose", 1, {32, 64, 3, 3}), AxesPair(1, 0));  // [in, out / group, kh, kw]
   EXPECT_EQ(single("ConvTranspose", 1, {32, 16, 3, 3}, {int_attr("group", 2)}), AxesPair(0, -1));
@@ -210,7 +217,7 @@ TEST(ChannelAxes, FallsBackToOutThenIn) {
 TEST(ChannelAxes, EveryRuleHasATest) {
   // The ops the tests above exercise; a new rule without a test fails here.
   const std::set<std::string> tested = {
-      ":Conv", ":ConvTranspose", ":MatMul", ":Gemm", ":Gather", ":Einsum", ":LSTM", ":GRU", ":RNN",
+      ":Conv", ":DeformConv", ":ConvTranspose", ":MatMul", ":Gemm", ":Gather", ":Einsum", ":LSTM", ":GRU", ":RNN",
       "com.microsoft:FusedConv", "com.microsoft:FusedGemm", "com.microsoft:FusedMatMul", "com.microsoft:Attention",
       "com.microsoft:LongformerAttention", "com.microsoft:DecoderAttention", "com.microsoft:EmbedLayerNormalization"};
   for (const std::string& op : channel_axis_ops()) EXPECT_TRUE(tested.count(op)) << op << " has a rule but no test";
