@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "onnx_shrink.h"
+#include "option_words.h"
 
 using emscripten::val;
 using namespace onnx_shrink;
@@ -32,27 +33,26 @@ std::vector<std::string> strings(const val& array) {
   return out;
 }
 
+// The value of option `t.option` of `j`, by its word.
+template <typename Enum>
+Enum choose(const val& j, const OptionWords<Enum>& t) {
+  const std::string word = j[t.option].as<std::string>();
+  Enum value;
+  if (!t.parse(word, value)) throw Error(ErrorCode::BadOption, std::string(t.option) + " must be " + t.list(true) + ", not '" + word + "'");
+  return value;
+}
+
 // The options object as core.js normalises it (every field present, of the right type). Read
 // field by field rather than declared as a value_object: a smaller module.
 Options convert(const val& j) {
   auto text = [&](const char* key) { return j[key].as<std::string>(); };
   auto number = [&](const char* key) { return j[key].as<double>(); };
   Options o;
-  const std::string mode = text("mode"), s = text("scheme"), form = text("form"), external = text("externalData"),
-                    small = text("small");
-  if (mode == "palette") o.mode = Mode::Palette;
-  else if (mode != "int8") throw Error(ErrorCode::BadOption, "mode must be 'int8' or 'palette', not '" + mode + "'");
-  o.scheme = s == "channel" ? Scheme::Channel : s == "tensor" ? Scheme::Tensor : s == "kmeans" ? Scheme::KMeans
-           : s == "uniform" ? Scheme::Uniform : Scheme::Auto;
-  if (s != "auto" && o.scheme == Scheme::Auto) throw Error(ErrorCode::BadOption, "unknown scheme '" + s + "'");
-  if (form == "dq") o.form = Form::Dq;
-  else if (form != "fold") throw Error(ErrorCode::BadOption, "form must be 'fold' or 'dq', not '" + form + "'");
-  o.external = external == "inline" ? ExternalData::Inline : external == "external" ? ExternalData::External : ExternalData::Auto;
-  if (external != "auto" && o.external == ExternalData::Auto) {
-    throw Error(ErrorCode::BadOption, "externalData must be 'auto', 'inline' or 'external'");
-  }
-  o.small = small == "fp16" ? SmallTensors::Fp16 : small == "keep" ? SmallTensors::Keep : SmallTensors::Auto;
-  if (small != "auto" && o.small == SmallTensors::Auto) throw Error(ErrorCode::BadOption, "small must be 'auto', 'fp16' or 'keep'");
+  o.mode = choose(j, kModeWords);
+  o.scheme = choose(j, kSchemeWords);
+  o.form = choose(j, kFormWords);
+  o.external = choose(j, kExternalWords);
+  o.small = choose(j, kSmallWords);
   o.levels = static_cast<uint32_t>(number("levels"));
   o.block = static_cast<uint32_t>(number("block"));
   o.bits = static_cast<uint32_t>(number("bits"));

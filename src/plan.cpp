@@ -4,6 +4,7 @@
 #include <set>
 
 #include "code_format.h"
+#include "option_words.h"
 #include "plan/bit_allocation.h"
 #include "plan/emit.h"
 #include "plan/opset_raise.h"
@@ -18,7 +19,7 @@ constexpr uint64_t kProtobufLimit = 2147483647;  // INT32_MAX: the largest messa
 
 // What the report says of the model before anything changes.
 void describe_model(const ModelIndex& index, const Options& options, Report& r) {
-  r.mode = options.mode == Mode::Int8 ? "int8" : "palette";
+  r.mode = kModeWords.word(options.mode);
   r.ir_version = r.ir_version_after = index.ir_version;
   for (const OpsetImport& o : index.opsets) r.opsets.emplace_back(o.domain, o.version);
   r.producer = index.producer;

@@ -1,8 +1,10 @@
 // The entry points: index -> plan -> encode -> write.
 #include <cstring>
 
+#include "code_format.h"
 #include "encode.h"
 #include "index.h"
+#include "option_words.h"
 #include "plan.h"
 #include "proto/onnx_fields.h"
 #include "write.h"
@@ -55,9 +57,7 @@ void validate(const Options& o) {
     }
     if (o.block && o.scheme == Scheme::Tensor) bad("block and scheme 'tensor' exclude each other");
   }
-  if (o.bits != 0 && o.bits != 8 && o.bits != 9 && o.bits != 10 && o.bits != 12 && o.bits != 16) {
-    bad("bits must be 8, 9, 10, 12 or 16, or 0 for auto (got " + std::to_string(o.bits) + ")");
-  }
+  if (o.bits != 0 && !format_with_bits(o.bits)) bad("bits must be " + bits_words() + " (got " + std::to_string(o.bits) + ")");
   if (o.mode == Mode::Palette && o.bits) bad("bits applies to int8 mode; palette mode takes levels");
   if (o.mode == Mode::Palette && o.small == SmallTensors::Fp16) bad("small applies to int8 mode: palette mode keeps every tensor's type");
   if (o.bits > 8 && o.form == Form::Dq) bad("bits above 8 need the fold form: DequantizeLinear takes 8-bit codes");

@@ -2,6 +2,7 @@
 // check.js (onnxruntime-web, on demand); this thread only keeps the page responsive.
 
 import { declaredShape, worstOutput, FEW_SAMPLES } from './vendor/onnx-shrink/bindings/js/verify.js';
+import { DEFAULTS, OPTION, OPTIONS, words } from './vendor/onnx-shrink/bindings/js/options.js';
 
 const $ = (id) => document.getElementById(id);
 const state = { files: [], result: null, worker: null, run: 0, sort: { key: null, down: false } };
@@ -26,47 +27,58 @@ export function downloadCost(bytes, pricePerGiB, downloadsPerMonth) {
 
 // --- options -----------------------------------------------------------------------------------
 
-// The schemes of each mode, as the engine names them.
-const SCHEMES = {
-  int8: [['auto', 'auto: per channel, with input-channel factors and codebooks (default)'],
-         ['channel', 'channel: plain per-channel codes'],
-         ['tensor', 'tensor: one scale per tensor, as the original Shrink Ray']],
-  palette: [['auto', 'auto: even levels, unless designed levels are 1 dB better (default)'],
-            ['kmeans', 'kmeans: designed levels for every tensor'],
-            ['uniform', 'uniform: even levels, as the original Shrink Ray']],
+// What the scheme list says of each scheme of each mode (the schemes themselves come from options.js).
+const SCHEME_HELP = {
+  int8: { auto: 'per channel, with input-channel factors and codebooks', channel: 'plain per-channel codes',
+          tensor: 'one scale per tensor, as the original Shrink Ray' },
+  palette: { auto: 'even levels, unless designed levels are 1 dB better', kmeans: 'designed levels for every tensor',
+             uniform: 'even levels, as the original Shrink Ray' },
 };
+const chosenMode = () => document.querySelector('input[name=mode]:checked').value;
 
+// The options as shrink() takes them. A control's id is its option's CLI flag without the dashes;
+// the options of the other mode are left out (the engine refuses a block in palette mode).
 function options() {
-  const mode = document.querySelector('input[name=mode]:checked').value;
-  const o = { mode, scheme: $('scheme').value || 'auto', minElements: Math.max(1, Number($('min-elements').value) || 16384), externalData: $('external-data').value };
-  if (mode === 'palette') o.levels = 2 ** Number($('levels').value);
-  else {
-    o.block = Number($('block').value);
-    o.form = $('form').value;
-    o.bits = $('bits').value === 'auto' ? 'auto' : Number($('bits').value);
-    o.small = $('small').value;
-  }
-  o.exclude = [...$('exclude').selectedOptions].map((x) => x.value);
+  const mode = chosenMode();
+  const o = {
+    mode,
+    scheme: $('scheme').value || DEFAULTS.scheme,
+    levels: 2 ** Number($('levels').value),  // the slider gives the power of two
+    block: Number($('block').value),
+    form: $('form').value,
+    bits: $('bits').value === 'auto' ? 'auto' : Number($('bits').value),
+    small: $('small').value,
+    minElements: Math.max(1, Number($('min-elements').value) || DEFAULTS.minElements),
+    externalData: $('external-data').value,
+    exclude: [...$('exclude').selectedOptions].map((x) => x.value),
+  };
+  for (const option of OPTIONS) if (option.mode && option.mode !== mode) delete o[option.key];
   return o;
 }
 
 // The scheme list follows the mode; a scheme both modes have (auto) stays chosen.
 function showSchemes() {
-  const mode = document.querySelector('input[name=mode]:checked').value;
+  const mode = chosenMode();
   const select = $('scheme');
   if (select.dataset.mode === mode) return;
   const chosen = select.value;
-  select.replaceChildren(...SCHEMES[mode].map(([value, text]) => new Option(text, value, false, value === chosen)));
-  if (!SCHEMES[mode].some(([value]) => value === chosen)) select.value = 'auto';
+  const schemes = words(OPTION.scheme, mode);
+  const label = (s) => `${s}${SCHEME_HELP[mode][s] ? `: ${SCHEME_HELP[mode][s]}` : ''}${s === DEFAULTS.scheme ? ' (default)' : ''}`;
+  select.replaceChildren(...schemes.map((s) => new Option(label(s), s, false, s === chosen)));
+  if (!schemes.includes(chosen)) select.value = DEFAULTS.scheme;
   select.dataset.mode = mode;
 }
 
 function showLevels() {
   showSchemes();
-  const palette = document.querySelector('input[name=mode]:checked').value === 'palette';
-  $('levels-row').hidden = !palette;
+  const mode = chosenMode();
+  $('levels-row').hidden = mode !== OPTION.levels.mode;
   $('levels-value').textContent = String(2 ** Number($('levels').value));
-  for (const id of ['block', 'form', 'bits', 'small']) $(id).disabled = palette;
+  // The controls of the other mode's options are off.
+  for (const option of OPTIONS) {
+    const control = option.mode && option.flag && $(option.flag.slice(2));
+    if (control) control.disabled = option.mode !== mode;
+  }
 }
 
 // --- running -----------------------------------------------------------------------------------
@@ -523,12 +535,12 @@ async function checkAccuracy() {
 async function compareSchemes() {
   const inputs = state.result && beginCheck();
   if (!inputs) return;
-  const mode = document.querySelector('input[name=mode]:checked').value;
+  const mode = chosenMode();
   const status = (text) => ($('check-status').textContent = text);
   const files = state.files;  // the model compared, even if another is dropped meanwhile
   const rows = [];
   try {
-    for (const [scheme] of SCHEMES[mode]) {
+    for (const scheme of words(OPTION.scheme, mode)) {
       // The result, then its gzip size (palette results are for compressing).
       let made = null;
       const sized = await workerJob('./worker.js', { files, options: { ...options(), scheme } }, (d) => d.type === 'sizes', (d) => {

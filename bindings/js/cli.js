@@ -11,6 +11,32 @@ import { fileURLToPath } from 'node:url';
 import { createGzip } from 'node:zlib';
 import { shrink, inspect, expand, version, fileSource, OnnxShrinkError } from './index.node.js';
 import { declaredShape, sampleCount, compareModels, worstOutput, FEW_SAMPLES } from './verify.js';
+import { OPTION, OPTIONS, words } from './options.js';
+
+// An option's lines in the usage text, from its entry in options.js: the flag and what it takes,
+// then its help (other options named by their flags), range and default, wrapped at 100 columns.
+const CLI_NOTES = {
+  scheme: 'With --verify, a list (e.g. auto,channel) makes each and keeps the one whose outputs moved least ' +
+          "(the lowest worst-output rel. L2); give it many inputs: one input's verdict often differs on another",
+};
+function usage(o) {
+  const takes = Array.isArray(o.words) ? [...o.words, ...(o.numbers ?? [])].join('|') : o.words ? 'S' : Array.isArray(o.default) ? 'NAME,...' : 'N';
+  const head = `  ${o.flag} ${takes}`;
+  const perMode = Array.isArray(o.words) ? '' : Object.entries(o.words ?? {}).map(([mode, w]) => `${mode}: ${w.join(' | ')}; `).join('');
+  const range = o.max === undefined ? '' : ` (${o.min}..${o.max}${o.powerOfTwo ? ', a power of two' : ''})`;
+  const fallback = o.default === '' || Array.isArray(o.default) ? '' : `; default ${o.default}`;
+  const text = (o.mode ? `${o.mode}: ` : '') + perMode + o.help.replace(/`(\w+)`/g, (_, key) => OPTION[key].flag ?? key) + range + fallback +
+               (CLI_NOTES[o.key] ? `. ${CLI_NOTES[o.key]}` : '');
+  const lines = [];  // of up to 72 columns, after the flag's 28
+  for (const word of text.split(' ')) {
+    if (lines.length && lines.at(-1).length + 1 + word.length <= 72) lines[lines.length - 1] += ` ${word}`;
+    else lines.push(word);
+  }
+  const indented = lines.map((line) => ' '.repeat(28) + line);
+  if (head.length < 28) indented[0] = head.padEnd(28) + lines[0];
+  else indented.unshift(head);
+  return indented.map((line) => `${line}\n`).join('');
+}
 
 const USAGE = `usage: onnx-shrink IN.onnx [IN2.onnx | FOLDER ...] [options]
        curl -sL URL | onnx-shrink - -o OUT.onnx [options]    (a model from a pipe)
@@ -19,31 +45,7 @@ const USAGE = `usage: onnx-shrink IN.onnx [IN2.onnx | FOLDER ...] [options]
   -o, --output PATH         output file (one input) or folder (a folder's subfolders are kept there);
                             default NAME.shrunk.onnx beside each input. '-' (or a pipe or device)
                             gets the result once it is whole; the table then goes to stderr
-  --mode int8|palette       int8: 8-bit codes expanded in the graph (default); palette: at most
-                            --levels values per tensor, stored as floats (compresses several-fold)
-  --levels N                palette levels, 2..65536 (default 256)
-  --block N                 int8: one scale per N values along the reduction axis (16..4096)
-  --scheme S                int8: auto (default) | channel | tensor (the original Shrink Ray);
-                            palette: auto (default) | kmeans | uniform (the original).
-                            With --verify, a list (e.g. auto,channel) makes each and keeps the
-                            one whose outputs moved least (the lowest worst-output rel. L2);
-                            give it many inputs: one input's verdict often differs on another
-  --form fold|dq            int8: Cast->Mul->Add, folded at load (default) | DequantizeLinear
-  --bits auto|8|9|10|12|16  int8: bits per value of the codes. auto (default): 8, plus a 9th and
-                            10th for the tensors the bytes --small saves pay for, lowest
-                            estimated SQNR first: never larger than 8 bits alone
-  --min-elements N          smaller tensors get no 8-bit codes (default 16384)
-  --small auto|fp16|keep    int8: float32 tensors under --min-elements stored as float16 behind a
-                            Cast where float16 holds them (auto: when large ones are shrunk);
-                            keep: left alone
-  --exclude NAMES           comma-separated tensor names to leave alone
-  --exclude-nodes NAMES     leave the weights read by these nodes alone
-  --exclude-ops TYPES       leave the weights read by these op types alone
-  --external-data auto|inline|external
-                            where tensor data goes (auto: inline unless over 2 GB)
-  --rounding-draw N         int8: another equally good rounding (N > 0), for measuring how
-                            much the output error depends on rounding alone
-  --report FILE.json        write the report(s) as JSON
+${OPTIONS.filter((o) => o.flag).map(usage).join('')}  --report FILE.json        write the report(s) as JSON
   --inspect                 show what would change, write nothing
   --expand                  turn shrunk models back into plain float weights
   --json                    print reports as JSON instead of a table
@@ -67,6 +69,8 @@ const USAGE = `usage: onnx-shrink IN.onnx [IN2.onnx | FOLDER ...] [options]
 
 class UsageError extends Error {}
 
+const BY_FLAG = new Map(OPTIONS.filter((o) => o.flag).map((o) => [o.flag, o]));
+
 function parse(argv) {
   const a = { inputs: [], options: {}, schemes: [], output: null, report: null, inspect: false, expand: false, json: false, verify: false,
               absTol: null, meanTol: null, threshold: undefined, dim: 1, shapes: {}, values: {}, inputFiles: {}, feedBack: {}, quiet: false };
@@ -80,8 +84,14 @@ function parse(argv) {
   };
   const list = (v) => (v ?? '').split(',').filter(Boolean);
   const choice = (flag, v, values) => {
-    if (!values.includes(v)) throw new UsageError(`${flag} takes ${values.join(', ')}, not '${v}'`);
+    if (!values.map(String).includes(v)) throw new UsageError(`${flag} takes ${values.join(', ')}, not '${v}'`);
     return v;
+  };
+  // An option of options.js: a word (or one of its numbers), names, or a whole number.
+  const optionValue = (o, v) => {
+    if (!o.words) return Array.isArray(o.default) ? list(v) : numeric(o.flag, v);
+    choice(o.flag, v, [...words(o), ...(o.numbers ?? [])]);
+    return words(o).includes(v) ? v : Number(v);
   };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
@@ -93,23 +103,6 @@ function parse(argv) {
       case '-h': case '--help': process.stdout.write(USAGE); process.exit(0); break;
       case '--version': a.printVersion = true; break;
       case '-o': case '--output': a.output = value(); break;
-      case '--mode': a.options.mode = choice(arg, value(), ['int8', 'palette']); break;
-      case '--levels': a.options.levels = numeric(arg, value()); break;
-      case '--block': a.options.block = numeric(arg, value()); break;
-      case '--scheme': a.schemes = [...new Set(list(value()).map((v) => choice(arg, v, ['auto', 'channel', 'tensor', 'kmeans', 'uniform'])))]; break;
-      case '--form': a.options.form = choice(arg, value(), ['fold', 'dq']); break;
-      case '--min-elements': a.options.minElements = numeric(arg, value()); break;
-      case '--bits': {
-        const v = value();
-        a.options.bits = v === 'auto' ? 'auto' : numeric(arg, v);
-        break;
-      }
-      case '--small': a.options.small = choice(arg, value(), ['auto', 'fp16', 'keep']); break;
-      case '--exclude': a.options.exclude = list(value()); break;
-      case '--exclude-nodes': a.options.excludeNodes = list(value()); break;
-      case '--exclude-ops': a.options.excludeOps = list(value()); break;
-      case '--rounding-draw': a.options.roundingDraw = numeric(arg, value()); break;
-      case '--external-data': a.options.externalData = choice(arg, value(), ['auto', 'inline', 'external']); break;
       case '--report': a.report = value(); break;
       case '--inspect': a.inspect = true; break;
       case '--expand': a.expand = true; break;
@@ -149,9 +142,13 @@ function parse(argv) {
         break;
       }
       case '-q': case '--quiet': a.quiet = true; break;
-      default:
-        if (arg.startsWith('-') && arg !== '-') throw new UsageError(`unknown option ${arg}`);
-        a.inputs.push(arg);
+      default: {
+        const option = BY_FLAG.get(arg);
+        if (option?.key === 'scheme') a.schemes = [...new Set(list(value()).map((v) => choice(arg, v, words(option))))];
+        else if (option) a.options[option.key] = optionValue(option, value());
+        else if (arg.startsWith('-') && arg !== '-') throw new UsageError(`unknown option ${arg}`);
+        else a.inputs.push(arg);
+      }
     }
   }
   if (!a.printVersion && a.inputs.length === 0) throw new UsageError('no input model');

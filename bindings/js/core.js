@@ -1,6 +1,7 @@
 // The JS API around the WebAssembly engine, shared by the browser and the Node entry points. They
 // differ only in how they find the .wasm file (fetch or fs).
 import createOnnxShrink from '../../dist/onnx-shrink.mjs';
+import { DEFAULTS, OPTION, words } from './options.js';
 
 /** An error from onnx-shrink; `code` says what kind ("NOT_ONNX", "TRUNCATED", ...). */
 export class OnnxShrinkError extends Error {
@@ -11,26 +12,21 @@ export class OnnxShrinkError extends Error {
   }
 }
 
-const OPTION_DEFAULTS = {
-  mode: 'int8', scheme: 'auto', form: 'fold', levels: 256, block: 0, bits: 'auto', minElements: 16384, small: 'auto',
-  exclude: [], excludeNodes: [], excludeOps: [],
-  externalData: 'auto', externalLocation: '', externalThreshold: 1024, externalAlignment: 4096, roundingDraw: 0,
-};
-
-// Options the engine holds in 32 bits (larger numbers would wrap around on the way in); the other
-// numbers go in as 64-bit integers, exact up to 2^53.
-const UINT32 = ['levels', 'block', 'externalAlignment', 'roundingDraw'];
 const CALLBACKS = ['onProgress', 'onExternalData', 'onModelData', 'onReport'];
 
 function badOption(message) {
   return new OnnxShrinkError(message, 'BAD_OPTION');
 }
 
-// Options as the engine takes them; unknown names and wrong types are errors, not ignored.
+// 'a', 'b' or 'c'
+const quoted = (items) => items.map((w) => `'${w}'`).join(', ').replace(/, ([^,]*)$/, ' or $1');
+
+// Options as the engine takes them (see options.js); unknown names, wrong types and words an
+// option does not take are errors, not ignored. The engine checks ranges and combinations.
 export function normaliseOptions(options = {}) {
   options ??= {};
   if (typeof options !== 'object' || Array.isArray(options)) throw badOption(`the options should be an object, not ${typeof options}`);
-  const out = { ...OPTION_DEFAULTS };
+  const out = { ...DEFAULTS };
   for (const [key, value] of Object.entries(options)) {
     if (value === undefined) continue;
     if (CALLBACKS.includes(key)) {
@@ -47,26 +43,30 @@ export function normaliseOptions(options = {}) {
       }
       continue;
     }
-    if (!(key in OPTION_DEFAULTS)) throw badOption(`unknown option '${key}'`);
-    if (key === 'bits') {  // 'auto' or a number; the engine takes 0 for auto
-      if (value !== 'auto' && !Number.isInteger(value)) throw badOption(`option 'bits' should be 'auto' or a number, not ${JSON.stringify(value)}`);
-      out.bits = value === 'auto' ? 0 : value;
+    const option = Object.hasOwn(OPTION, key) ? OPTION[key] : null;
+    if (!option) throw badOption(`unknown option '${key}'`);
+    if (option.numbers) {  // bits: a word or a number (the engine checks which)
+      if (!option.words.includes(value) && !Number.isInteger(value)) {
+        throw badOption(`option '${key}' should be ${quoted(option.words)} or a number, not ${JSON.stringify(value)}`);
+      }
+      out[key] = value;
       continue;
     }
-    const expected = Array.isArray(OPTION_DEFAULTS[key]) ? 'array' : typeof OPTION_DEFAULTS[key];
+    const expected = Array.isArray(option.default) ? 'array' : typeof option.default;
     const actual = Array.isArray(value) ? 'array' : value === null ? 'null' : typeof value;
     if (expected !== actual) throw badOption(`option '${key}' should be ${expected === 'array' ? 'an' : 'a'} ${expected}, not ${actual}`);
+    if (option.words && !words(option).includes(value)) throw badOption(`${key} must be ${quoted(words(option))}, not '${value}'`);
     if (expected === 'number' && !(Number.isInteger(value) && value >= 0)) {
       throw badOption(`option '${key}' should be a whole number, not ${value}`);
     }
-    const most = UINT32.includes(key) ? 0xffffffff : Number.MAX_SAFE_INTEGER;
+    const most = option.uint32 ? 0xffffffff : Number.MAX_SAFE_INTEGER;
     if (expected === 'number' && value > most) throw badOption(`option '${key}' should be at most ${most}, not ${value}`);
     if (expected === 'array' && !value.every((v) => typeof v === 'string')) {
       throw badOption(`option '${key}' should list names (strings)`);
     }
     out[key] = value;
   }
-  if (out.bits === 'auto') out.bits = 0;
+  if (out.bits === 'auto') out.bits = 0;  // the engine takes 0 for auto
   return out;
 }
 

@@ -42,13 +42,13 @@ export type Stage = 'reading' | 'encoding' | 'writing';
 export interface ShrinkOptions {
   /** int8 (default): 8-bit codes expanded in the graph. palette: at most `levels` values per tensor. */
   mode?: Mode;
-  /** int8: auto | channel | tensor (the original Shrink Ray). palette: auto | kmeans | uniform. */
+  /** int8: auto (default) | channel | tensor (the original Shrink Ray). palette: auto (default) | kmeans | uniform (the original). */
   scheme?: Scheme;
-  /** int8: fold (Cast -> Mul -> Add, folded at load) or dq (DequantizeLinear). */
+  /** int8: fold (default; Cast -> Mul -> Add, folded at load) or dq (DequantizeLinear). */
   form?: Form;
   /** Palette levels, 2..65536 (default 256). */
   levels?: number;
-  /** int8: values per scale along the reduction axis (16..4096, a power of two); 0 = per channel. */
+  /** int8: values per scale along the reduction axis (16..4096, a power of two); 0 (default) = per channel. */
   block?: number;
   /**
    * int8: bits per value of the codes. 'auto' (default): 8, plus a 9th and a 10th bit for as many
@@ -71,13 +71,13 @@ export interface ShrinkOptions {
   excludeNodes?: string[];
   /** Op types whose weights are left alone. */
   excludeOps?: string[];
-  /** Where tensor data goes in the result (auto: inline unless over 2 GB). */
+  /** Where tensor data goes in the result: auto (default; inline unless over 2 GB), inline or external. */
   externalData?: ExternalDataMode;
   /** The external data file name written into the model. */
   externalLocation?: string;
   /** Tensors smaller than this stay inline (default 1024 bytes). */
   externalThreshold?: number;
-  /** Offset alignment of external tensors (default 4096). */
+  /** Offset alignment of external tensors: a power of two, 1..1048576 (default 4096). */
   externalAlignment?: number;
   /**
    * int8, fold form: 0 (default) = the standard grid. N > 0 rounds every weight again on another,

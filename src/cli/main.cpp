@@ -19,45 +19,65 @@
 #include <vector>
 
 #include "../onnx_shrink.h"
+#include "../option_words.h"
 
 namespace {
 
 using onnx_shrink::Error;
 using onnx_shrink::ErrorCode;
 
-const char* kUsage =
-    "usage: onnx-shrink IN.onnx -o OUT.onnx [options]\n"
-    "       onnx-shrink IN.onnx --inspect [options]\n"
-    "       onnx-shrink IN.onnx --expand -o OUT.onnx\n"
-    "\n"
-    "  -o OUT.onnx              the result; '-' (or a pipe or device) gets it once it is whole\n"
-    "  --mode int8|palette      int8: 8-bit codes expanded in the graph (default);\n"
-    "                           palette: at most --levels values per tensor, stored as floats\n"
-    "  --levels N               palette levels, 2..65536 (default 256)\n"
-    "  --block N                int8: one scale per N values along the reduction axis (16..4096)\n"
-    "  --scheme S               int8: auto (default) | channel | tensor (the original Shrink Ray);\n"
-    "                           palette: auto (default) | kmeans | uniform (the original)\n"
-    "  --form fold|dq           int8: Cast->Mul->Add, folded at load (default) | DequantizeLinear\n"
-    "  --bits auto|8|9|10|12|16 int8: bits per value of the codes (default auto: 8, plus a 9th and\n"
-    "                           10th where the bytes --small saves pay for them, never larger)\n"
-    "  --min-elements N         smaller tensors get no 8-bit codes (default 16384)\n"
-    "  --small auto|fp16|keep   int8: float32 tensors under --min-elements stored as float16\n"
-    "                           where that holds them (auto: when large ones are shrunk)\n"
-    "  --exclude NAMES          comma-separated tensor names to leave alone\n"
-    "  --exclude-nodes NAMES    leave the weights read by these nodes alone\n"
-    "  --exclude-ops TYPES      leave the weights read by these op types alone\n"
-    "  --external-data auto|inline|external\n"
-    "                           where tensor data goes (auto: inline unless over 2 GB)\n"
-    "  --external-location F    external data file name (default OUT.onnx.data)\n"
-    "  --report FILE.json       write the report as JSON\n"
-    "  --inspect                print the report (JSON) without writing a model\n"
-    "  --expand                 turn a shrunk model back into plain float weights\n"
-    "  --rounding-draw N        int8: another equally good rounding (N > 0), for measuring how\n"
-    "                           much the output error depends on rounding alone\n"
-    "  --quiet                  no summary on stderr\n";
+// "a|b|c": the words of an option, for the usage text.
+template <typename Enum>
+std::string alternatives(const onnx_shrink::OptionWords<Enum>& t) {
+  std::string s;
+  for (size_t k = 0; k < t.count; ++k) s += std::string(k ? "|" : "") + t.words[k].word;
+  return s;
+}
+
+// The usage text; the words of the flags that take words come from their tables.
+std::string usage() {
+  using namespace onnx_shrink;
+  std::string bits = bits_words();  // "auto, 8, ... or 16" -> "auto|8|...|16"
+  for (size_t at; (at = bits.find(", ")) != std::string::npos || (at = bits.find(" or ")) != std::string::npos;) {
+    bits.replace(at, bits[at] == ',' ? 2 : 4, "|");
+  }
+  // A flag and its value, then its description from the 28th column (on a line of its own when long).
+  auto flag = [](const std::string& left, const std::string& description) {
+    const std::string head = "  " + left;
+    return head + (head.size() < 27 ? std::string(27 - head.size(), ' ') : "\n" + std::string(27, ' ')) + description + "\n";
+  };
+  const std::string more(27, ' ');
+  return "usage: onnx-shrink IN.onnx -o OUT.onnx [options]\n"
+         "       onnx-shrink IN.onnx --inspect [options]\n"
+         "       onnx-shrink IN.onnx --expand -o OUT.onnx\n\n" +
+         flag("-o OUT.onnx", "the result; '-' (or a pipe or device) gets it once it is whole") +
+         flag("--mode " + alternatives(kModeWords), "int8: 8-bit codes expanded in the graph (default);") +
+         more + "palette: at most --levels values per tensor, stored as floats\n" +
+         flag("--levels N", "palette levels, 2..65536 (default 256)") +
+         flag("--block N", "int8: one scale per N values along the reduction axis (16..4096)") +
+         flag("--scheme " + alternatives(kSchemeWords), "int8: auto (default) | channel | tensor (the original Shrink Ray);") +
+         more + "palette: auto (default) | kmeans | uniform (the original)\n" +
+         flag("--form " + alternatives(kFormWords), "int8: Cast->Mul->Add, folded at load (default) | DequantizeLinear") +
+         flag("--bits " + bits, "int8: bits per value of the codes (default auto: 8, plus a 9th and") +
+         more + "10th where the bytes --small saves pay for them, never larger)\n" +
+         flag("--min-elements N", "smaller tensors get no 8-bit codes (default 16384)") +
+         flag("--small " + alternatives(kSmallWords), "int8: float32 tensors under --min-elements stored as float16") +
+         more + "where that holds them (auto: when large ones are shrunk)\n" +
+         flag("--exclude NAMES", "comma-separated tensor names to leave alone") +
+         flag("--exclude-nodes NAMES", "leave the weights read by these nodes alone") +
+         flag("--exclude-ops TYPES", "leave the weights read by these op types alone") +
+         flag("--external-data " + alternatives(kExternalWords), "where tensor data goes (auto: inline unless over 2 GB)") +
+         flag("--external-location F", "external data file name (default OUT.onnx.data)") +
+         flag("--report FILE.json", "write the report as JSON") +
+         flag("--inspect", "print the report (JSON) without writing a model") +
+         flag("--expand", "turn a shrunk model back into plain float weights") +
+         flag("--rounding-draw N", "int8: another equally good rounding (N > 0), for measuring how") +
+         more + "much the output error depends on rounding alone\n" +
+         flag("--quiet", "no summary on stderr");
+}
 
 [[noreturn]] void usage_error(const std::string& message) {
-  std::fprintf(stderr, "onnx-shrink: %s\n\n%s", message.c_str(), kUsage);
+  std::fprintf(stderr, "onnx-shrink: %s\n\n%s", message.c_str(), usage().c_str());
   std::exit(2);
 }
 
@@ -74,16 +94,12 @@ std::vector<std::string> split_list(const std::string& s) {
   return out;
 }
 
-// The position of `value` among `choices` (the flag's words, in the order of the enumerators they
-// stand for); a usage error names them all.
-template <size_t N>
-size_t parse_choice(const std::string& flag, const std::string& value, const char* const (&choices)[N]) {
-  std::string words;
-  for (size_t i = 0; i < N; ++i) {
-    if (value == choices[i]) return i;
-    words += std::string(i == 0 ? "" : i + 1 == N ? " or " : ", ") + choices[i];
-  }
-  usage_error(flag + " takes " + words + ", not '" + value + "'");
+// The value `value` names among an option's words; a usage error names them all.
+template <typename Enum>
+Enum parse_choice(const std::string& flag, const std::string& value, const onnx_shrink::OptionWords<Enum>& t) {
+  Enum v;
+  if (!t.parse(value, v)) usage_error(flag + " takes " + t.list(false) + ", not '" + value + "'");
+  return v;
 }
 
 uint64_t parse_number(const std::string& flag, const std::string& value) {
@@ -327,8 +343,6 @@ struct Arguments {
 
 Arguments parse(int argc, char** argv) {
   Arguments a;
-  bool scheme_given = false;
-  std::string scheme;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     auto value = [&]() -> std::string {
@@ -336,7 +350,7 @@ Arguments parse(int argc, char** argv) {
       return argv[++i];
     };
     if (arg == "-h" || arg == "--help") {
-      std::fputs(kUsage, stdout);
+      std::fputs(usage().c_str(), stdout);
       std::exit(0);
     } else if (arg == "--version") {
       std::printf("%s\n", onnx_shrink::version());
@@ -344,25 +358,20 @@ Arguments parse(int argc, char** argv) {
     } else if (arg == "-o" || arg == "--output") {
       a.output = value();
     } else if (arg == "--mode") {
-      static const char* const modes[] = {"int8", "palette"};
-      a.options.mode = static_cast<onnx_shrink::Mode>(parse_choice(arg, value(), modes));
+      a.options.mode = parse_choice(arg, value(), onnx_shrink::kModeWords);
     } else if (arg == "--levels") {
       a.options.levels = static_cast<uint32_t>(std::min<uint64_t>(parse_number(arg, value()), 0xffffffffu));
     } else if (arg == "--block") {
       a.options.block = static_cast<uint32_t>(std::min<uint64_t>(parse_number(arg, value()), 0xffffffffu));
     } else if (arg == "--scheme") {
-      scheme = value();
-      scheme_given = true;
+      a.options.scheme = parse_choice(arg, value(), onnx_shrink::kSchemeWords);
     } else if (arg == "--form") {
-      static const char* const forms[] = {"fold", "dq"};
-      a.options.form = static_cast<onnx_shrink::Form>(parse_choice(arg, value(), forms));
+      a.options.form = parse_choice(arg, value(), onnx_shrink::kFormWords);
     } else if (arg == "--bits") {
       const std::string v = value();
-      a.options.bits = v == "auto" ? 0 : static_cast<uint32_t>(std::min<uint64_t>(parse_number(arg, v), 0xffffffffu));
-      if (v != "auto" && a.options.bits == 0) usage_error("--bits takes auto, 8, 9, 10, 12 or 16, not '" + v + "'");
+      if (!onnx_shrink::parse_bits(v, a.options.bits)) usage_error("--bits takes " + onnx_shrink::bits_words() + ", not '" + v + "'");
     } else if (arg == "--small") {
-      static const char* const smalls[] = {"auto", "fp16", "keep"};
-      a.options.small = static_cast<onnx_shrink::SmallTensors>(parse_choice(arg, value(), smalls));
+      a.options.small = parse_choice(arg, value(), onnx_shrink::kSmallWords);
     } else if (arg == "--min-elements") {
       a.options.min_elements = parse_number(arg, value());
     } else if (arg == "--rounding-draw") {
@@ -376,8 +385,7 @@ Arguments parse(int argc, char** argv) {
     } else if (arg == "--exclude-ops") {
       for (auto& s : split_list(value())) a.options.exclude_ops.push_back(s);
     } else if (arg == "--external-data") {
-      static const char* const places[] = {"auto", "inline", "external"};
-      a.options.external = static_cast<onnx_shrink::ExternalData>(parse_choice(arg, value(), places));
+      a.options.external = parse_choice(arg, value(), onnx_shrink::kExternalWords);
     } else if (arg == "--external-location") {
       a.options.external_location = value();
     } else if (arg == "--report") {
@@ -398,15 +406,6 @@ Arguments parse(int argc, char** argv) {
   }
   if (a.input.empty()) usage_error("no input model");
   if (!a.inspect && a.output.empty()) usage_error("no output: give -o OUT.onnx, or --inspect");
-  if (scheme_given) {
-    using onnx_shrink::Scheme;
-    if (scheme == "auto") a.options.scheme = Scheme::Auto;
-    else if (scheme == "channel") a.options.scheme = Scheme::Channel;
-    else if (scheme == "tensor") a.options.scheme = Scheme::Tensor;
-    else if (scheme == "kmeans") a.options.scheme = Scheme::KMeans;
-    else if (scheme == "uniform") a.options.scheme = Scheme::Uniform;
-    else usage_error("--scheme takes auto, channel, tensor, kmeans or uniform, not '" + scheme + "'");
-  }
   if (!a.output.empty() && a.options.external_location.empty()) {
     a.options.external_location = base_name(a.output) + ".data";
   }

@@ -7,6 +7,7 @@
 
 #include "code_format.h"
 #include "kernels/kernels.h"
+#include "option_words.h"
 #include "plan/channel_axes.h"
 #include "proto/onnx_fields.h"
 
@@ -111,7 +112,7 @@ class Selector {
       item.choice = options_.scheme == Scheme::Uniform  ? palette::Choice::Uniform
                     : options_.scheme == Scheme::KMeans ? palette::Choice::KMeans
                                                         : palette::Choice::Auto;
-      tr.scheme = options_.scheme == Scheme::Uniform ? "uniform" : options_.scheme == Scheme::KMeans ? "kmeans" : "auto";
+      tr.scheme = kSchemeWords.word(options_.scheme);
     }
     tr.changed = true;
     item.report = static_cast<int32_t>(r.tensors.size());
