@@ -34,10 +34,9 @@ std::vector<std::string> strings(const val& array) {
 }
 
 // The value of option `t.option` of `j`, by its word.
-template <typename Enum>
-Enum choose(const val& j, const OptionWords<Enum>& t) {
+uint8_t choose(const val& j, const OptionWords& t) {
   const std::string word = j[t.option].as<std::string>();
-  Enum value;
+  uint8_t value = 0;
   if (!t.parse(word, value)) throw Error(ErrorCode::BadOption, std::string(t.option) + " must be " + t.list(true) + ", not '" + word + "'");
   return value;
 }
@@ -48,11 +47,11 @@ Options convert(const val& j) {
   auto text = [&](const char* key) { return j[key].as<std::string>(); };
   auto number = [&](const char* key) { return j[key].as<double>(); };
   Options o;
-  o.mode = choose(j, kModeWords);
-  o.scheme = choose(j, kSchemeWords);
-  o.form = choose(j, kFormWords);
-  o.external = choose(j, kExternalWords);
-  o.small = choose(j, kSmallWords);
+  o.mode = static_cast<Mode>(choose(j, kModeWords));
+  o.scheme = static_cast<Scheme>(choose(j, kSchemeWords));
+  o.form = static_cast<Form>(choose(j, kFormWords));
+  o.external = static_cast<ExternalData>(choose(j, kExternalWords));
+  o.small = static_cast<SmallTensors>(choose(j, kSmallWords));
   o.levels = static_cast<uint32_t>(number("levels"));
   o.block = static_cast<uint32_t>(number("block"));
   o.bits = static_cast<uint32_t>(number("bits"));

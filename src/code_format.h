@@ -65,7 +65,7 @@ bool chain_op(const std::string& op_type, ChainOp& op);
 
 // One node of a chain: its op, and what its second operand is.
 struct Link {
-  enum Operand : uint8_t { None, LowBits, Scale, Offset, ZeroPoint, Table, Shape, Factors, Digits, Base };
+  enum Operand : uint8_t { None, LowBits, Scale, Offset, ZeroPoint, Table, Shape, Factors, Digits, Base, kOperands };
   ChainOp op;
   Operand operand;
   int32_t to = 0;  // Cast: the ONNX type (0: the tensor's own type, for the Cast back)

@@ -6,25 +6,53 @@
 namespace onnx_shrink {
 
 namespace {
-const OptionWord<Mode> kModes[] = {{"int8", Mode::Int8}, {"palette", Mode::Palette}};
-const OptionWord<Scheme> kSchemes[] = {{"auto", Scheme::Auto},     {"channel", Scheme::Channel}, {"tensor", Scheme::Tensor},
-                                       {"kmeans", Scheme::KMeans}, {"uniform", Scheme::Uniform}};
-const OptionWord<Form> kForms[] = {{"fold", Form::Fold}, {"dq", Form::Dq}};
-const OptionWord<SmallTensors> kSmall[] = {{"auto", SmallTensors::Auto}, {"fp16", SmallTensors::Fp16}, {"keep", SmallTensors::Keep}};
-const OptionWord<ExternalData> kExternal[] = {
-    {"auto", ExternalData::Auto}, {"inline", ExternalData::Inline}, {"external", ExternalData::External}};
-
-template <typename Enum, size_t N>
-constexpr OptionWords<Enum> table(const char* option, const OptionWord<Enum> (&words)[N]) {
+template <typename Enum>
+constexpr OptionWord w(const char* word, Enum value) {
+  return {word, static_cast<uint8_t>(value)};
+}
+const OptionWord kModes[] = {w("int8", Mode::Int8), w("palette", Mode::Palette)};
+const OptionWord kSchemes[] = {w("auto", Scheme::Auto), w("channel", Scheme::Channel), w("tensor", Scheme::Tensor),
+                               w("kmeans", Scheme::KMeans), w("uniform", Scheme::Uniform)};
+const OptionWord kForms[] = {w("fold", Form::Fold), w("dq", Form::Dq)};
+const OptionWord kSmall[] = {w("auto", SmallTensors::Auto), w("fp16", SmallTensors::Fp16), w("keep", SmallTensors::Keep)};
+const OptionWord kExternal[] = {w("auto", ExternalData::Auto), w("inline", ExternalData::Inline), w("external", ExternalData::External)};
+template <size_t N>
+constexpr OptionWords table(const char* option, const OptionWord (&words)[N]) {
   return {option, words, N};
 }
 }  // namespace
 
-const OptionWords<Mode> kModeWords = table("mode", kModes);
-const OptionWords<Scheme> kSchemeWords = table("scheme", kSchemes);
-const OptionWords<Form> kFormWords = table("form", kForms);
-const OptionWords<SmallTensors> kSmallWords = table("small", kSmall);
-const OptionWords<ExternalData> kExternalWords = table("externalData", kExternal);
+const OptionWords kModeWords = table("mode", kModes);
+const OptionWords kSchemeWords = table("scheme", kSchemes);
+const OptionWords kFormWords = table("form", kForms);
+const OptionWords kSmallWords = table("small", kSmall);
+const OptionWords kExternalWords = table("externalData", kExternal);
+
+bool OptionWords::parse(const std::string& text, uint8_t& value) const {
+  for (size_t k = 0; k < count; ++k) {
+    if (text == words[k].word) {
+      value = words[k].value;
+      return true;
+    }
+  }
+  return false;
+}
+
+const char* OptionWords::word(uint8_t value) const {
+  for (size_t k = 0; k < count; ++k) {
+    if (words[k].value == value) return words[k].word;
+  }
+  return "";
+}
+
+std::string OptionWords::list(bool quote) const {
+  std::string s;
+  for (size_t k = 0; k < count; ++k) {
+    s += k == 0 ? "" : k + 1 == count ? " or " : ", ";
+    s += quote ? std::string("'") + words[k].word + "'" : std::string(words[k].word);
+  }
+  return s;
+}
 
 std::string bits_word(uint32_t bits) { return bits == 0 ? "auto" : std::to_string(bits); }
 

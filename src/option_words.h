@@ -1,7 +1,8 @@
 // Option words: the word for each value of each Options enum, one table per enum (word <-> value).
 //
 // The native CLI, the Embind layer and the report ask these tables; the JS front ends have their
-// own single table (bindings/js/options.js), which a test checks against this one.
+// own single table (bindings/js/options.js), which tests/js/options.test.mjs checks against this
+// one (through the native CLI's usage text, which prints these words).
 #pragma once
 
 #include <cstddef>
@@ -12,51 +13,41 @@
 
 namespace onnx_shrink {
 
-template <typename Enum>
 struct OptionWord {
   const char* word;
-  Enum value;
+  uint8_t value;  // the enumerator, as its underlying value
 };
 
-// A table and its length.
-template <typename Enum>
+// One enum's words. (Not a template: the WebAssembly module carries one copy of the lookups.)
 struct OptionWords {
   const char* option;  // the JS option name ("mode", "externalData", ...)
-  const OptionWord<Enum>* words;
+  const OptionWord* words;
   size_t count;
 
   // The value of `word`; false when the table has no such word.
-  bool parse(const std::string& word, Enum& value) const {
-    for (size_t k = 0; k < count; ++k) {
-      if (word == words[k].word) {
-        value = words[k].value;
-        return true;
-      }
-    }
-    return false;
-  }
-  const char* word(Enum value) const {
-    for (size_t k = 0; k < count; ++k) {
-      if (words[k].value == value) return words[k].word;
-    }
-    return "";
-  }
+  bool parse(const std::string& word, uint8_t& value) const;
+  const char* word(uint8_t value) const;
   // "'a', 'b' or 'c'" (quote = true) or "a, b or c".
-  std::string list(bool quote) const {
-    std::string s;
-    for (size_t k = 0; k < count; ++k) {
-      s += k == 0 ? "" : k + 1 == count ? " or " : ", ";
-      s += quote ? std::string("'") + words[k].word + "'" : std::string(words[k].word);
-    }
-    return s;
+  std::string list(bool quote) const;
+
+  template <typename Enum>
+  bool parse(const std::string& w, Enum& value) const {
+    uint8_t v = 0;
+    if (!parse(w, v)) return false;
+    value = static_cast<Enum>(v);
+    return true;
+  }
+  template <typename Enum>
+  const char* word(Enum value) const {
+    return word(static_cast<uint8_t>(value));
   }
 };
 
-extern const OptionWords<Mode> kModeWords;
-extern const OptionWords<Scheme> kSchemeWords;
-extern const OptionWords<Form> kFormWords;
-extern const OptionWords<SmallTensors> kSmallWords;
-extern const OptionWords<ExternalData> kExternalWords;
+extern const OptionWords kModeWords;      // Mode
+extern const OptionWords kSchemeWords;    // Scheme
+extern const OptionWords kFormWords;      // Form
+extern const OptionWords kSmallWords;     // SmallTensors
+extern const OptionWords kExternalWords;  // ExternalData
 
 // Options::bits as a word: "auto" for 0, else the number (the code formats' bits: code_format.h).
 std::string bits_word(uint32_t bits);

@@ -27,8 +27,7 @@ using onnx_shrink::Error;
 using onnx_shrink::ErrorCode;
 
 // "a|b|c": the words of an option, for the usage text.
-template <typename Enum>
-std::string alternatives(const onnx_shrink::OptionWords<Enum>& t) {
+std::string alternatives(const onnx_shrink::OptionWords& t) {
   std::string s;
   for (size_t k = 0; k < t.count; ++k) s += std::string(k ? "|" : "") + t.words[k].word;
   return s;
@@ -96,10 +95,8 @@ std::vector<std::string> split_list(const std::string& s) {
 
 // The value `value` names among an option's words; a usage error names them all.
 template <typename Enum>
-Enum parse_choice(const std::string& flag, const std::string& value, const onnx_shrink::OptionWords<Enum>& t) {
-  Enum v;
-  if (!t.parse(value, v)) usage_error(flag + " takes " + t.list(false) + ", not '" + value + "'");
-  return v;
+void parse_choice(const std::string& flag, const std::string& value, const onnx_shrink::OptionWords& t, Enum& out) {
+  if (!t.parse(value, out)) usage_error(flag + " takes " + t.list(false) + ", not '" + value + "'");
 }
 
 uint64_t parse_number(const std::string& flag, const std::string& value) {
@@ -358,20 +355,20 @@ Arguments parse(int argc, char** argv) {
     } else if (arg == "-o" || arg == "--output") {
       a.output = value();
     } else if (arg == "--mode") {
-      a.options.mode = parse_choice(arg, value(), onnx_shrink::kModeWords);
+      parse_choice(arg, value(), onnx_shrink::kModeWords, a.options.mode);
     } else if (arg == "--levels") {
       a.options.levels = static_cast<uint32_t>(std::min<uint64_t>(parse_number(arg, value()), 0xffffffffu));
     } else if (arg == "--block") {
       a.options.block = static_cast<uint32_t>(std::min<uint64_t>(parse_number(arg, value()), 0xffffffffu));
     } else if (arg == "--scheme") {
-      a.options.scheme = parse_choice(arg, value(), onnx_shrink::kSchemeWords);
+      parse_choice(arg, value(), onnx_shrink::kSchemeWords, a.options.scheme);
     } else if (arg == "--form") {
-      a.options.form = parse_choice(arg, value(), onnx_shrink::kFormWords);
+      parse_choice(arg, value(), onnx_shrink::kFormWords, a.options.form);
     } else if (arg == "--bits") {
       const std::string v = value();
       if (!onnx_shrink::parse_bits(v, a.options.bits)) usage_error("--bits takes " + onnx_shrink::bits_words() + ", not '" + v + "'");
     } else if (arg == "--small") {
-      a.options.small = parse_choice(arg, value(), onnx_shrink::kSmallWords);
+      parse_choice(arg, value(), onnx_shrink::kSmallWords, a.options.small);
     } else if (arg == "--min-elements") {
       a.options.min_elements = parse_number(arg, value());
     } else if (arg == "--rounding-draw") {
@@ -385,7 +382,7 @@ Arguments parse(int argc, char** argv) {
     } else if (arg == "--exclude-ops") {
       for (auto& s : split_list(value())) a.options.exclude_ops.push_back(s);
     } else if (arg == "--external-data") {
-      a.options.external = parse_choice(arg, value(), onnx_shrink::kExternalWords);
+      parse_choice(arg, value(), onnx_shrink::kExternalWords, a.options.external);
     } else if (arg == "--external-location") {
       a.options.external_location = value();
     } else if (arg == "--report") {

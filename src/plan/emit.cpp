@@ -23,6 +23,9 @@ struct Stored {
   bool anonymous = false;  // as a Constant node: one without a name (the low bits' parts)
 };
 
+// The names of a chain's operands (empty: none), by Link::Operand; [None] holds the codes.
+using Operands = std::string[Link::kOperands];
+
 // A small tensor whose bytes are known now (a Reshape target shape).
 Message literal_tensor(const std::string& name, int32_t type, const std::vector<int64_t>& dims, const std::string& raw) {
   Message m = build::tensor(name, type, dims);
@@ -138,7 +141,7 @@ class Emitter {
 
   // The tensors stored in place of item i's weight, in the order the encoder produces them (codes
   // first), by the operand each stands for in the chain.
-  std::vector<Stored> stored_tensors(int32_t i, std::map<Link::Operand, std::string>& operands) {
+  std::vector<Stored> stored_tensors(int32_t i, Operands& operands) {
     const Item& item = plan_.items[i];
     const TensorInfo& t = index_.tensors[item.tensor];
     const Int8Layout& l = item.layout;
@@ -203,14 +206,14 @@ class Emitter {
     const Int8Layout& l = item.layout;
     const bool constant = t.node >= 0;
     const std::string& w = t.name;
-    std::map<Link::Operand, std::string> operands;
+    Operands operands;
     std::vector<Stored> stored = stored_tensors(i, operands);
 
     // The nodes that turn them back into the original tensor; the last one outputs its name.
     const std::string prefix = w + "::dequantize/";
     std::vector<Message> nodes;
-    if (operands.count(Link::LowBits)) operands[Link::LowBits] = low_bits_nodes(i, t, operands[Link::LowBits], l, stored, nodes);
-    const std::vector<Link> chain = dequantize_chain(l, item.form, operands.count(Link::Shape) != 0, t.data_type != onnx::kFloat);
+    if (!operands[Link::LowBits].empty()) operands[Link::LowBits] = low_bits_nodes(i, t, operands[Link::LowBits], l, stored, nodes);
+    const std::vector<Link> chain = dequantize_chain(l, item.form, !operands[Link::Shape].empty(), t.data_type != onnx::kFloat);
     std::string current = operands[Link::None];
     for (size_t k = 0; k < chain.size(); ++k) {
       const Link& link = chain[k];
