@@ -6,18 +6,19 @@
 
 namespace onnx_shrink {
 
-const std::vector<CodeFormat>& code_formats() {
-  static const std::vector<CodeFormat> table = {
-      // name      bits low  codebook  code type
-      {"int8", 8, 0, false, onnx::kInt8},
-      {"int8+1", 9, 1, false, onnx::kInt8},
-      {"int8+2", 10, 2, false, onnx::kInt8},
-      {"int8+4", 12, 4, false, onnx::kInt8},
-      {"int8+8", 16, 8, false, onnx::kInt8},
-      {"codebook", 8, 0, true, onnx::kUint8},
-  };
-  return table;
-}
+namespace {
+const CodeFormat kFormats[] = {
+    // name     bits low  codebook  code type
+    {"int8", 8, 0, false, onnx::kInt8},
+    {"int8+1", 9, 1, false, onnx::kInt8},
+    {"int8+2", 10, 2, false, onnx::kInt8},
+    {"int8+4", 12, 4, false, onnx::kInt8},
+    {"int8+8", 16, 8, false, onnx::kInt8},
+    {"codebook", 8, 0, true, onnx::kUint8},
+};
+}  // namespace
+
+CodeFormats code_formats() { return {kFormats, sizeof kFormats / sizeof kFormats[0]}; }
 
 const CodeFormat* format_with_bits(uint32_t bits) {
   for (const CodeFormat& f : code_formats()) {

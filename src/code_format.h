@@ -37,8 +37,17 @@ struct CodeFormat {
   uint32_t codes_per_low_byte() const { return low_bits ? 8 / low_bits : 0; }
 };
 
-// Every format, plain 8-bit codes first.
-const std::vector<CodeFormat>& code_formats();
+// The table: every format, plain 8-bit codes first.
+struct CodeFormats {
+  const CodeFormat* first;
+  size_t count;
+  const CodeFormat* begin() const { return first; }
+  const CodeFormat* end() const { return first + count; }
+  size_t size() const { return count; }
+  bool empty() const { return count == 0; }
+  const CodeFormat& operator[](size_t k) const { return first[k]; }
+};
+CodeFormats code_formats();
 // The format of `bits` per value (8, 9, 10, 12, 16), or nullptr: what Options::bits may name.
 const CodeFormat* format_with_bits(uint32_t bits);
 // The format of a layout (its low bits, or its codebook).

@@ -58,12 +58,11 @@ std::string bits_word(uint32_t bits) { return bits == 0 ? "auto" : std::to_strin
 
 std::string bits_words() {
   std::string s = "auto";
-  const auto& formats = code_formats();
-  std::vector<uint32_t> bits;
-  for (const CodeFormat& f : formats) {
-    if (!f.codebook) bits.push_back(f.bits);
+  size_t left = 0;
+  for (const CodeFormat& f : code_formats()) left += !f.codebook;
+  for (const CodeFormat& f : code_formats()) {
+    if (!f.codebook) s += (--left == 0 ? " or " : ", ") + std::to_string(f.bits);
   }
-  for (size_t k = 0; k < bits.size(); ++k) s += (k + 1 == bits.size() ? " or " : ", ") + std::to_string(bits[k]);
   return s;
 }
 

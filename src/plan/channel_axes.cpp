@@ -45,46 +45,48 @@ Axes einsum_axes(const NodeInfo& n, uint32_t input, int64_t rank) {
   return a.in >= 0 ? a : Axes{};
 }
 
-// One op's rule: the axes of the weight it reads at `input` (of rank `rank`), or {} for none.
+// How a rule turns the node into axes.
+enum class Kind : uint8_t {
+  Fixed,          // always `out` and `in`
+  ConvTranspose,  // [in, out / group, ...]: (1, 0) with one group, else (0, none)
+  MatMul,         // A [.., out, in], B [.., in, out]
+  Gemm,           // the same, of rank 2, swapped by transA / transB
+  FusedMatMul,    // MatMul's, swapped by transA / transB; none with batch axes transposed
+  Gather,         // the rows along `axis`
+  Einsum,         // from the equation
+};
+
+// One op's rule: which of its inputs are weights (a bit per input), and their axes.
 struct Rule {
   const char* domain;  // "" = ai.onnx
   const char* op;
-  Axes (*axes)(const NodeInfo& n, uint32_t input, int64_t rank);
+  uint32_t inputs;     // bit i: input i is a weight
+  Kind kind;
+  int8_t out = -1, in = -1;  // Kind::Fixed
 };
 
-// Every op whose weights have known channel axes. onnxruntime's fused operators (com.microsoft),
-// which its transformer optimizer and some converters write, lay weights out as the standard ops'
-// (Attention's as a MatMul's B: [in, 3 * hidden]).
+// Every op whose weights have known channel axes, one line each. onnxruntime's fused operators
+// (com.microsoft), which its transformer optimizer and some converters write, lay weights out as the
+// standard ops' (Attention's as a MatMul's B: [in, 3 * hidden]). (Data, not functions: a table of
+// function pointers costs the WebAssembly module an indirect-call stub per signature.)
 const Rule kRules[] = {
-    {"", "Conv", [](const NodeInfo&, uint32_t i, int64_t) { return i == 1 ? Axes{0, 1} : Axes{}; }},
-    {"", "DeformConv", [](const NodeInfo&, uint32_t i, int64_t) { return i == 1 ? Axes{0, 1} : Axes{}; }},
-    {"", "ConvTranspose",
-     [](const NodeInfo& n, uint32_t i, int64_t) { return i != 1 ? Axes{} : n.int_attribute("group", 1) == 1 ? Axes{1, 0} : Axes{0, -1}; }},
-    {"", "MatMul", [](const NodeInfo&, uint32_t i, int64_t rank) { return matmul_axes(i, rank, false); }},
-    {"", "Gemm", [](const NodeInfo& n, uint32_t i, int64_t) { return matmul_axes(i, 2, transposed(n, i)); }},
-    {"", "Gather",
-     [](const NodeInfo& n, uint32_t i, int64_t rank) {
-       const int64_t axis = n.int_attribute("axis", 0);
-       return i == 0 ? Axes{axis < 0 ? axis + rank : axis, -1} : Axes{};
-     }},
-    {"", "Einsum", einsum_axes},
-    {"", "LSTM", [](const NodeInfo&, uint32_t i, int64_t) { return i == 1 || i == 2 ? Axes{1, 2} : Axes{}; }},
-    {"", "GRU", [](const NodeInfo&, uint32_t i, int64_t) { return i == 1 || i == 2 ? Axes{1, 2} : Axes{}; }},
-    {"", "RNN", [](const NodeInfo&, uint32_t i, int64_t) { return i == 1 || i == 2 ? Axes{1, 2} : Axes{}; }},
-    {"com.microsoft", "FusedConv", [](const NodeInfo&, uint32_t i, int64_t) { return i == 1 ? Axes{0, 1} : Axes{}; }},
-    {"com.microsoft", "FusedGemm", [](const NodeInfo& n, uint32_t i, int64_t) { return matmul_axes(i, 2, transposed(n, i)); }},
-    {"com.microsoft", "FusedMatMul",
-     [](const NodeInfo& n, uint32_t i, int64_t rank) {
-       const bool batch = n.int_attribute("transBatchA") != 0 || n.int_attribute("transBatchB") != 0;
-       return batch ? Axes{} : matmul_axes(i, rank, transposed(n, i));
-     }},
-    {"com.microsoft", "Attention", [](const NodeInfo&, uint32_t i, int64_t) { return i == 1 ? Axes{1, 0} : Axes{}; }},
-    {"com.microsoft", "LongformerAttention",
-     [](const NodeInfo&, uint32_t i, int64_t) { return i == 1 || i == 4 ? Axes{1, 0} : Axes{}; }},
-    {"com.microsoft", "DecoderAttention",
-     [](const NodeInfo&, uint32_t i, int64_t) { return i == 2 || i == 3 ? Axes{1, 0} : Axes{}; }},
-    {"com.microsoft", "EmbedLayerNormalization",  // embedding rows
-     [](const NodeInfo&, uint32_t i, int64_t) { return i >= 2 && i <= 4 ? Axes{0, -1} : Axes{}; }},
+    {"", "Conv", 1u << 1, Kind::Fixed, 0, 1},
+    {"", "DeformConv", 1u << 1, Kind::Fixed, 0, 1},
+    {"", "ConvTranspose", 1u << 1, Kind::ConvTranspose},
+    {"", "MatMul", 3u, Kind::MatMul},
+    {"", "Gemm", 3u, Kind::Gemm},
+    {"", "Gather", 1u, Kind::Gather},
+    {"", "Einsum", ~0u, Kind::Einsum},
+    {"", "LSTM", 6u, Kind::Fixed, 1, 2},  // W and R: [directions, gates * hidden, input]
+    {"", "GRU", 6u, Kind::Fixed, 1, 2},
+    {"", "RNN", 6u, Kind::Fixed, 1, 2},
+    {"com.microsoft", "FusedConv", 1u << 1, Kind::Fixed, 0, 1},
+    {"com.microsoft", "FusedGemm", 3u, Kind::Gemm},
+    {"com.microsoft", "FusedMatMul", 3u, Kind::FusedMatMul},
+    {"com.microsoft", "Attention", 1u << 1, Kind::Fixed, 1, 0},
+    {"com.microsoft", "LongformerAttention", (1u << 1) | (1u << 4), Kind::Fixed, 1, 0},
+    {"com.microsoft", "DecoderAttention", (1u << 2) | (1u << 3), Kind::Fixed, 1, 0},
+    {"com.microsoft", "EmbedLayerNormalization", (1u << 2) | (1u << 3) | (1u << 4), Kind::Fixed, 0, -1},  // embedding rows
 };
 
 const Rule* rule_for(const NodeInfo& n) {
@@ -92,6 +94,26 @@ const Rule* rule_for(const NodeInfo& n) {
     if (n.op_type == r.op && n.domain == r.domain) return &r;
   }
   return nullptr;
+}
+
+// The axes rule `r` gives the weight node `n` reads at `input`.
+Axes apply(const Rule& r, const NodeInfo& n, uint32_t input, int64_t rank) {
+  if (input >= 32 || !((r.inputs >> input) & 1)) return {};
+  switch (r.kind) {
+    case Kind::Fixed: return {r.out, r.in};
+    case Kind::ConvTranspose: return n.int_attribute("group", 1) == 1 ? Axes{1, 0} : Axes{0, -1};
+    case Kind::MatMul: return matmul_axes(input, rank, false);
+    case Kind::Gemm: return matmul_axes(input, 2, transposed(n, input));
+    case Kind::FusedMatMul:
+      if (n.int_attribute("transBatchA") != 0 || n.int_attribute("transBatchB") != 0) return {};
+      return matmul_axes(input, rank, transposed(n, input));
+    case Kind::Gather: {
+      const int64_t axis = n.int_attribute("axis", 0);
+      return {axis < 0 ? axis + rank : axis, -1};
+    }
+    case Kind::Einsum: return einsum_axes(n, input, rank);
+  }
+  return {};
 }
 
 bool is_permutation(const std::vector<int64_t>& perm, int64_t rank) {
@@ -113,7 +135,7 @@ class AxisSearch {
     // can have) would otherwise take their product in time.
     if (--budget_ < 0) return {};
     const NodeInfo& n = index_.nodes[c.node];
-    if (const Rule* r = rule_for(n)) return r->axes(n, c.input, rank);
+    if (const Rule* r = rule_for(n)) return apply(*r, n, c.input, rank);
     if (n.domain == "com.microsoft") return {};
     if (!n.domain.empty()) return function_call(n, c.input, rank, depth);
     return look_through(n, c.input, rank, depth);

@@ -223,9 +223,10 @@ class Emitter {
       const std::string out = k + 1 == chain.size() ? w
                               : adds_low            ? unique("lb" + std::to_string(i) + ".a")
                                                     : unique(w + "::" + std::to_string(k) + "_" + op);
-      std::vector<std::string> inputs{current};
-      if (link.op == ChainOp::Gather) inputs.insert(inputs.begin(), operands[Link::Table]);  // Gather(table, indices)
-      else if (link.operand != Link::None) inputs.push_back(operands[link.operand]);
+      // Gather(table, indices): the table comes first.
+      std::vector<std::string> inputs = link.op == ChainOp::Gather ? std::vector<std::string>{operands[Link::Table], current}
+                                                                   : std::vector<std::string>{current};
+      if (link.op != ChainOp::Gather && link.operand != Link::None) inputs.push_back(operands[link.operand]);
       if (link.op == ChainOp::DequantizeLinear) inputs.push_back(operands[Link::ZeroPoint]);
       nodes.push_back(build::node(op, adds_low ? std::string() : unique(prefix + op), inputs, {out}, attributes(link, l, t.data_type)));
       current = out;

@@ -13,7 +13,7 @@ namespace build {
 Message tensor(const std::string& name, int32_t data_type, const std::vector<int64_t>& dims);
 Message value_info(const std::string& name, int32_t data_type, const std::vector<int64_t>& dims);
 struct Attribute {
-  std::string name;
+  const char* name;
   int64_t i = 0;
   const Message* tensor = nullptr;  // set for a tensor attribute
 };
