@@ -8,13 +8,13 @@ namespace onnx_shrink {
 
 namespace {
 const CodeFormat kFormats[] = {
-    // name     bits low  codebook  code type
-    {"int8", 8, 0, false, onnx::kInt8},
-    {"int8+1", 9, 1, false, onnx::kInt8},
-    {"int8+2", 10, 2, false, onnx::kInt8},
-    {"int8+4", 12, 4, false, onnx::kInt8},
-    {"int8+8", 16, 8, false, onnx::kInt8},
-    {"codebook", 8, 0, true, onnx::kUint8},
+    // name     bits low  codebook  code type     code range
+    {"int8", 8, 0, false, onnx::kInt8, -128, 127},
+    {"int8+1", 9, 1, false, onnx::kInt8, -128, 127},
+    {"int8+2", 10, 2, false, onnx::kInt8, -128, 127},
+    {"int8+4", 12, 4, false, onnx::kInt8, -128, 127},
+    {"int8+8", 16, 8, false, onnx::kInt8, -128, 127},
+    {"codebook", 8, 0, true, onnx::kUint8, 0, 255},
 };
 }  // namespace
 

@@ -28,11 +28,14 @@ struct CodeFormat {
   uint32_t low_bits;  // of those, the ones below the stored 8-bit code, packed apart (8 / low_bits per byte)
   bool codebook;      // the code indexes a table of 256 float levels
   int32_t code_type;  // ONNX type of the stored codes (int8; uint8 for a codebook)
+  int32_t code_min, code_max;  // the stored codes' range (one byte per value)
 
   // Steps between the lowest and the highest code: 255 for 8 bits.
   double steps() const { return static_cast<double>((uint64_t(1) << bits) - 1); }
   // Bytes of the packed low bits of `elements` values.
   uint64_t low_bytes(uint64_t elements) const { return elements * low_bits / 8; }
+  // Bytes stored per value: the code's byte and its share of a byte of low bits.
+  double bytes_per_value() const { return 1.0 + low_bits / 8.0; }
   // Codes held by one byte of low bits (0 without low bits).
   uint32_t codes_per_low_byte() const { return low_bits ? 8 / low_bits : 0; }
 };

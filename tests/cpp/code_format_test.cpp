@@ -30,6 +30,8 @@ TEST(CodeFormat, TheTableIsConsistent) {
   EXPECT_EQ(code_formats()[0].bits, 8u);  // plain 8-bit codes first: what the estimates assume
   for (const CodeFormat& f : code_formats()) {
     EXPECT_EQ(f.steps(), double((uint64_t(1) << f.bits) - 1)) << f.name;
+    EXPECT_EQ(f.code_max - f.code_min, 255) << f.name;  // one byte per code
+    EXPECT_EQ(f.bytes_per_value() * 8, 8.0 + f.low_bits) << f.name;
     if (f.codebook) continue;
     EXPECT_EQ(f.low_bits, f.bits - 8) << f.name;
     EXPECT_EQ(format_with_bits(f.bits), &f) << f.name;

@@ -113,7 +113,7 @@ test('errors carry a code and a message that says what is wrong', async () => {
   await expectError(shrink(silero, { mode: 'palette', levels: 1 }), 'BAD_OPTION', /between 2 and 65536/);
   await expectError(shrink(silero, { mode: 'palette', levels: 2 ** 32 + 256 }), 'BAD_OPTION', /levels' should be at most 4294967295/);
   await expectError(shrink(silero, { mode: 'palette', roundingDraw: 1 }), 'BAD_OPTION', /rounding draw applies to int8/);
-  await expectError(shrink(silero, { bits: 11 }), 'BAD_OPTION', /bits must be 8, 9, 10, 12 or 16/);
+  await expectError(shrink(silero, { bits: 11 }), 'BAD_OPTION', /bits must be auto, 8, 9, 10, 12 or 16 \(got 11\)/);
   await expectError(shrink(silero, { bits: 'many' }), 'BAD_OPTION', /option 'bits' should be 'auto' or a number/);
   await expectError(shrink(silero, { bits: 10, form: 'dq' }), 'BAD_OPTION', /bits above 8 need the fold form/);
   await expectError(shrink(silero, { bits: 9, scheme: 'tensor' }), 'BAD_OPTION', /original tool's 8-bit formula/);
