@@ -21,6 +21,35 @@ export function declaredShape(declared, open = 1) {
   return { shape: (declared ?? []).map((d) => (known(d) ? d : open)), guessed: !(declared ?? []).every(known) };
 }
 
+// The dimensions a check would have to guess: every open (symbolic or unknown) dimension of the
+// model's inputs that the user gave no shape or data for. `inputs`: the report's model inputs
+// ({ name, shape, symbols }); `given`: the names of the inputs the user set. Each entry names the
+// input, the axis and its symbol ('' when it has none).
+export function guessedDimensions(inputs, given = []) {
+  const set = new Set(given);
+  const out = [];
+  for (const input of inputs ?? []) {
+    if (set.has(input.name)) continue;
+    (input.shape ?? []).forEach((d, axis) => {
+      if (!(typeof d === 'number' && d >= 0)) out.push({ input: input.name, axis, symbol: input.symbols?.[axis] ?? '' });
+    });
+  }
+  return out;
+}
+
+// What makes a check's numbers say little, from OutputComparison's results: an output that is
+// constant in the original (every value the same, on every sample), or identical in both models on
+// every sample (a check on guessed 1x1 inputs can leave the weights out of it entirely). One
+// sentence per output, or none.
+export function suspicions(results) {
+  const out = [];
+  for (const r of results) {
+    if (r.constant) out.push(`output '${r.name}' has the same value everywhere in the original model: the check says nothing about it`);
+    else if (r.identical) out.push(`output '${r.name}' is identical in both models on every sample: the inputs may not exercise the changed weights`);
+  }
+  return out;
+}
+
 // IEEE half precision, which onnxruntime's JS API holds as the bits in a Uint16Array where the
 // engine has no Float16Array (Node 20, older browsers): to half bits with round-to-nearest-even,
 // and back.
@@ -198,8 +227,10 @@ function valueOf(tensor) {
 // How far each output of a model moved from the original's, over any number of samples: `add`
 // the original's results and the other model's for each sample, then `results()` gives per output
 // the max and mean absolute difference, the cosine of the two, and the relative L2 error
-// |b - a| / |a| (all over every sample's values together); with a `threshold`, also the share of
-// values on the same side of it in both (a detector's or classifier's decisions).
+// |b - a| / |a| (all over every sample's values together), whether the original's values were all
+// the same (`constant`) and whether the two were identical (`identical`: see suspicions()); with a
+// `threshold`, also the share of values on the same side of it in both (a detector's or
+// classifier's decisions).
 export class OutputComparison {
   #sums = new Map();
   #threshold;
@@ -211,7 +242,7 @@ export class OutputComparison {
   add(a, b) {
     for (const name of Object.keys(a)) {
       let s = this.#sums.get(name);
-      if (!s) this.#sums.set(name, (s = { count: 0, agree: 0, maxAbs: 0, sumAbs: 0, sumSq: 0, dot: 0, nx: 0, ny: 0 }));
+      if (!s) this.#sums.set(name, (s = { count: 0, agree: 0, maxAbs: 0, sumAbs: 0, sumSq: 0, dot: 0, nx: 0, ny: 0, min: Infinity, max: -Infinity }));
       const x = a[name].data, y = b[name].data, t = this.#threshold;
       const xValue = valueOf(a[name]), yValue = valueOf(b[name]);
       for (let i = 0; i < x.length; i++) {
@@ -224,6 +255,8 @@ export class OutputComparison {
         s.nx += xi * xi;
         s.ny += yi * yi;
         if (t !== undefined && xi > t === yi > t) s.agree++;
+        if (xi < s.min) s.min = xi;
+        if (xi > s.max) s.max = xi;
       }
       s.count += x.length;
     }
@@ -234,6 +267,7 @@ export class OutputComparison {
       name, maxAbs: s.maxAbs, meanAbs: s.count ? s.sumAbs / s.count : 0,
       cosine: s.nx && s.ny ? s.dot / (Math.sqrt(s.nx) * Math.sqrt(s.ny)) : s.nx === s.ny ? 1 : 0,  // no product of two large sums
       relL2: s.nx ? Math.sqrt(s.sumSq / s.nx) : s.sumSq ? Infinity : 0,
+      constant: s.count > 0 && s.min === s.max, identical: s.maxAbs === 0,
       ...(this.#threshold !== undefined ? { agreement: s.count ? s.agree / s.count : 1 } : {}),
     }));
   }
