@@ -45,6 +45,10 @@ class ExpandEncoder final : public Encoder {
     const Chain& c = chains_[p.item];
     const Array a = expander_.evaluate(c);
     const int bytes = onnx::element_bits(c.out_type) / 8;
+    if (c.out_type == onnx::kFloat && 4 * a.values.size() == p.size) {  // little-endian floats as they are
+      out.write(a.values.data(), 4 * a.values.size());
+      return;
+    }
     std::vector<uint8_t> buffer(a.values.size() * bytes);
     for (size_t i = 0; i < a.values.size(); ++i) {
       const float v = a.values[i];

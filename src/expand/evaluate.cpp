@@ -1,6 +1,7 @@
 // expand()'s chain evaluation (see evaluate.h).
 #include "expand/evaluate.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 
@@ -9,6 +10,77 @@
 
 namespace onnx_shrink {
 namespace expansion {
+
+namespace {
+
+// Where an operand's value for each value of a step is: the value's multi-index over `dims` with
+// the operand broadcast into it, as runs of collapsed dimensions (innermost first).
+struct Walk {
+  static constexpr size_t kMost = 8;  // dimensions kept; a walk of more is not taken (ok false)
+  uint64_t extent[kMost], stride[kMost];
+  size_t dims = 0;
+  bool ok = true;
+};
+
+Walk walk_of(const std::vector<int64_t>& dims, const std::vector<int64_t>& operand) {
+  Walk w;
+  uint64_t step = 1;
+  for (size_t i = dims.size(); i-- > 0;) {
+    const size_t back = dims.size() - 1 - i;
+    const int64_t od = back < operand.size() ? operand[operand.size() - 1 - back] : 1;
+    const uint64_t extent = static_cast<uint64_t>(dims[i]), stride = od == 1 ? 0 : step;
+    step *= static_cast<uint64_t>(od);
+    if (extent == 1) continue;
+    if (w.dims && w.stride[w.dims - 1] * w.extent[w.dims - 1] == stride) {  // continues the run (or both broadcast)
+      w.extent[w.dims - 1] *= extent;
+    } else if (w.dims == Walk::kMost) {
+      w.ok = false;
+      return w;
+    } else {
+      w.extent[w.dims] = extent;
+      w.stride[w.dims++] = stride;
+    }
+  }
+  if (!w.dims) w.extent[0] = UINT64_MAX, w.stride[0] = 0, w.dims = 1;  // one value for all
+  return w;
+}
+
+// value[j] = value[j] op operand[j * stride] for a run (stride 0: one operand value).
+void run(float* v, const float* p, uint64_t stride, uint64_t n, Step::Kind kind) {
+  for (uint64_t j = 0; j < n; ++j) {
+    const float a = v[j], c = p[j * stride];
+    // Mod (fmod) only ever sees whole numbers (part_of): its remainder is then exact this way.
+    v[j] = kind == Step::Mul ? a * c : kind == Step::Add ? a + c : kind == Step::Sub ? a - c : kind == Step::Div ? a / c
+                                                                                          : a - c * std::trunc(a / c);
+  }
+}
+
+// One binary step over values [k0, k0 + n), in place.
+void apply(float* v, uint64_t k0, uint64_t n, const Walk& w, const float* operand, Step::Kind kind) {
+  const size_t dims = w.dims;
+  uint64_t position[Walk::kMost] = {}, offset = 0, rest = k0;
+  for (size_t d = 0; d < dims; ++d) {
+    position[d] = rest % w.extent[d];
+    rest /= w.extent[d];
+    offset += position[d] * w.stride[d];
+  }
+  while (n > 0) {
+    const uint64_t count = std::min(w.extent[0] - position[0], n);
+    run(v, operand + offset, w.stride[0], count, kind);
+    v += count;
+    n -= count;
+    position[0] += count;
+    offset += count * w.stride[0];
+    for (size_t d = 0; d + 1 < dims && position[d] == w.extent[d]; ++d) {  // carry
+      offset -= w.extent[d] * w.stride[d];
+      position[d] = 0;
+      ++position[d + 1];
+      offset += w.stride[d + 1];
+    }
+  }
+}
+
+}  // namespace
 
 Step::Kind step_kind(ChainOp op) {
   switch (op) {
@@ -73,10 +145,14 @@ Array Expander::load(int32_t tensor) {
     return a;
   }
   const uint8_t* raw = data_.raw(t);
+  float* out = a.values.data();
+  if (t.data_type == onnx::kInt8) {  // the codes shrink() writes: a loop of their own
+    for (size_t i = 0; i < n; ++i) out[i] = static_cast<float>(static_cast<int8_t>(raw[i]));
+    return a;
+  }
   for (size_t i = 0; i < n; ++i) {
     int64_t v = 0;
     switch (t.data_type) {
-      case onnx::kInt8: v = static_cast<int8_t>(raw[i]); break;
       case onnx::kUint8: v = raw[i]; break;
       case onnx::kInt16: { int16_t s; std::memcpy(&s, raw + 2 * i, 2); v = s; break; }
       case onnx::kUint16: { uint16_t s; std::memcpy(&s, raw + 2 * i, 2); v = s; break; }
@@ -86,7 +162,7 @@ Array Expander::load(int32_t tensor) {
       case onnx::kUint4: { const uint8_t b = raw[i / 2]; v = (i & 1) ? b >> 4 : b & 15; break; }
       default: throw Error(ErrorCode::Unsupported, "tensor '" + t.name + "' has a type expand does not read");
     }
-    a.values[i] = static_cast<float>(v);
+    out[i] = static_cast<float>(v);
   }
   return a;
 }
@@ -109,7 +185,8 @@ std::vector<int64_t> Expander::load_shape(int32_t tensor) {
 
 // Evaluates a chain, returning the final values as floats.
 Array Expander::evaluate(const Chain& c) {
-  Array x = load(c.codes), aside;
+  Array x, aside;
+  x = load(c.codes);
   for (const Step& s : c.steps) {
     switch (s.kind) {
       case Step::Dequantize: dequantize(x, s); break;
@@ -161,6 +238,14 @@ void Expander::cast(Array& x, int32_t to) {
 void Expander::binary(Array& x, const Array& b, Step::Kind kind) {
   std::vector<int64_t> out;
   broadcast(x.dims, b.dims, out);
+  // As many values as before (the operand broadcast into them, as the chains shrink() writes have
+  // it): in place, run by run. (Value by value through a multi-index, expand() ran at 40 MB/s.)
+  const Walk w = walk_of(out, b.dims);
+  if (count(out) == x.values.size() && w.ok) {
+    apply(x.values.data(), 0, x.values.size(), w, b.values.data(), kind);
+    x.dims = out;
+    return;
+  }
   const size_t rank = out.size();
   // Strides of each operand in the output's index space (0 where broadcast).
   auto strides = [&](const std::vector<int64_t>& dims) {
