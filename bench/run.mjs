@@ -16,6 +16,7 @@ import { compare, corpus, fixtures, streamSilero } from './corpus.mjs';
 import { largeModels, largeModelsSection } from './large.mjs';
 import { inputHalves } from './input_halves.mjs';
 import { latency } from './latency.mjs';
+import { shapeSpeed, shapeTable } from './shapes.mjs';
 import { sileroInputs } from './silero_inputs.mjs';
 import { timed } from './timed.mjs';
 
@@ -377,6 +378,7 @@ async function main() {
   const m = machine();
   log(`machine: ${m.cores} cores, memcpy ${m.memcpy.toFixed(0)} MB/s`);
   const speedRows = speed();
+  const shapeRows = shapeSpeed({ dir: path.join(out, 'models'), runs, log });
   const chromeRows = await chromiumSpeed();
   const latencyRows = await inference();
   const accuracyRows = await accuracy();
@@ -439,6 +441,12 @@ async function main() {
       r.rssRatio ? r.rssRatio.toFixed(2) : '-', r.wasmBytes ? MB(r.wasmBytes) : '-'])), '');
   md.push('The Python row is the original tool\'s method written with onnx and numpy only (no onnx_graphsurgeon, shape ' +
           'inference or checker, which the real tool also runs), so the real tool is slower still.', '');
+  md.push('### By the shape of the weights', '',
+          'The same engine on generated ~150 MB models shaped like a conv net (3×3, 1×1, depthwise and grouped kernels of ' +
+          '64–512 channels, `bench/make_shapes.py conv`), a transformer (width 768: q/k/v/o and MLP weights, LayerNorm, a ' +
+          '32000×768 embedding; `make_shapes.py transformer`) and the MatMul stack above, and on the corpus models. MB of ' +
+          `input per second: native, the whole process; wasm in Node, the engine alone (\`bench/shapes.mjs\`, medians of ${runs}).`, '',
+          shapeTable(shapeRows), '');
   if (largeRows.length) md.push(...largeModelsSection(largeRows, MB));
   md.push('## Inference latency', '', 'onnxruntime-node, one thread, median of repeated runs on the corpus inputs (silero: one 512-sample chunk).', '');
   md.push(table(['model', 'variant', 'latency'], latencyRows.map((r) => [r.model, r.variant, r.ms == null ? r.note : `${r.ms.toFixed(2)} ms`])), '');
