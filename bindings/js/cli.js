@@ -1,16 +1,17 @@
 #!/usr/bin/env node
 // onnx-shrink command line: the WebAssembly engine on files, with the native driver's flags.
 //
-// Exit status: 0 success, 2 bad input or options, 3 --verify found outputs beyond tolerance,
-// 1 anything unexpected.
+// Exit status: 0 success, 2 bad input or options (a tolerance gate on guessed input shapes among
+// them), 3 --verify found outputs beyond tolerance (or, with a tolerance, outputs that say nothing:
+// constant, or identical in both models), 1 anything unexpected.
 import { existsSync, fstatSync, lstatSync, mkdirSync, openSync, closeSync, readFileSync, readSync, realpathSync, renameSync, rmSync, statSync, readdirSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createGzip } from 'node:zlib';
+import { constants as zlibConstants, createBrotliCompress, createGzip } from 'node:zlib';
 import { shrink, inspect, expand, version, fileSource, OnnxShrinkError } from './index.node.js';
-import { declaredShape, sampleCount, compareModels, worstOutput, FEW_SAMPLES } from './verify.js';
+import { declaredShape, sampleCount, sampleFeeds, compareModels, worstOutput, guessedDimensions, suspicions, FEW_SAMPLES } from './verify.js';
 import { OPTION, OPTIONS, words } from './options.js';
 
 // An option's lines in the usage text, from its entry in options.js: the flag and what it takes,
@@ -50,10 +51,15 @@ ${OPTIONS.filter((o) => o.flag).map(usage).join('')}  --report FILE.json        
   --expand                  turn shrunk models back into plain float weights
   --json                    print reports as JSON instead of a table
   --verify                  run original and result in onnxruntime-node on seeded random inputs
-  --abs-tol X, --mean-tol X with --verify: exit 3 when an output's max / mean abs error exceeds X
+  --abs-tol X, --mean-tol X with --verify: exit 3 when an output's max / mean abs error exceeds X,
+                            or when an output is constant or the same in both models (a check
+                            that says nothing); refused while input sizes are guessed (give them
+                            with --shape, --input or --dim)
   --threshold X             with --verify: also the share of output values on the same side of X
                             in both models (decisions, e.g. 0.5 for a probability)
-  --dim N                   with --verify: the size of symbolic or unknown dimensions (default 1)
+  --dim N                   with --verify: the size of every open (symbolic or unknown) input
+                            dimension --shape and --input leave; without it they are guessed as
+                            1, and the check says so
   --shape NAME=AxBxC        with --verify: the shape of one input (repeatable)
   --value NAME=X            with --verify: fill one input with X instead of random values
   --input NAME=FILE         with --verify: one input's real data, raw little-endian values of its
@@ -71,9 +77,49 @@ class UsageError extends Error {}
 
 const BY_FLAG = new Map(OPTIONS.filter((o) => o.flag).map((o) => [o.flag, o]));
 
+// Every flag parse() takes (the cases of its switch, and the options' flags): for suggestions.
+const FLAGS = ['-o', '--output', '--report', '--inspect', '--expand', '--json', '--verify', '--abs-tol', '--mean-tol', '--threshold',
+               '--dim', '--shape', '--value', '--input', '--feed-back', '-q', '--quiet', '-h', '--help', '--version', ...BY_FLAG.keys()];
+
+// 'a, b or c'
+const orList = (items) => items.map(String).join(', ').replace(/, ([^,]*)$/, ' or $1');
+
+// Edits (insertions, deletions, substitutions, swaps of neighbours) from one word to another.
+function editDistance(x, y) {
+  const d = Array.from({ length: x.length + 1 }, (_, i) => Array.from({ length: y.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
+  for (let i = 1; i <= x.length; i++) {
+    for (let j = 1; j <= y.length; j++) {
+      d[i][j] = Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (x[i - 1] === y[j - 1] ? 0 : 1));
+      if (i > 1 && j > 1 && x[i - 1] === y[j - 2] && x[i - 2] === y[j - 1]) d[i][j] = Math.min(d[i][j], d[i - 2][j - 2] + 1);
+    }
+  }
+  return d[x.length][y.length];
+}
+
+// The one of `candidates` that `given` is a slip of (a typo, a dash too many or too few, a word
+// cut short), or undefined when none is close.
+function nearest(given, candidates) {
+  const bare = (w) => String(w).replace(/^-+/, '').toLowerCase();
+  const g = bare(given);
+  const most = g.length <= 2 ? 0 : g.length <= 5 ? 1 : 2;
+  let best, bestDistance = Infinity;
+  for (const c of candidates) {
+    const distance = editDistance(g, bare(c));
+    if (distance < bestDistance && (distance === 0 || bare(c).length > 1)) best = c, bestDistance = distance;
+  }
+  if (bestDistance <= most) return best;
+  const started = g.length >= 3 ? candidates.filter((c) => bare(c).startsWith(g)) : [];
+  return started.length === 1 ? started[0] : undefined;
+}
+const didYouMean = (given, candidates) => {
+  const near = nearest(given, candidates);
+  return near === undefined ? '' : `; did you mean ${near}?`;
+};
+
 function parse(argv) {
   const a = { inputs: [], options: {}, schemes: [], output: null, report: null, inspect: false, expand: false, json: false, verify: false,
-              absTol: null, meanTol: null, threshold: undefined, dim: 1, shapes: {}, values: {}, inputFiles: {}, feedBack: {}, quiet: false };
+              absTol: null, meanTol: null, threshold: undefined, dim: 1, dimGiven: false, shapes: {}, values: {}, inputFiles: {}, feedBack: {},
+              quiet: false };
   const numeric = (flag, v) => {
     if (!/^\d+$/.test(v ?? '')) throw new UsageError(`${flag} needs a whole number, not '${v}'`);
     return Number(v);
@@ -84,7 +130,8 @@ function parse(argv) {
   };
   const list = (v) => (v ?? '').split(',').filter(Boolean);
   const choice = (flag, v, values) => {
-    if (!values.map(String).includes(v)) throw new UsageError(`${flag} takes ${values.join(', ')}, not '${v}'`);
+    // A slip of a word is pointed out; a number is not (int4 is no typo of int8).
+    if (!values.map(String).includes(v)) throw new UsageError(`${flag} takes ${orList(values)}, not '${v}'${/\d/.test(v) ? '' : didYouMean(v, values)}`);
     return v;
   };
   // An option of options.js: a word (or one of its numbers), names, or a whole number.
@@ -116,7 +163,7 @@ function parse(argv) {
         a.threshold = Number(v);
         break;
       }
-      case '--dim': a.dim = numeric(arg, value()); break;
+      case '--dim': a.dim = numeric(arg, value()), a.dimGiven = true; break;
       case '--shape': {
         const m = /^([^=]+)=(\d+(?:x\d+)*)?$/.exec(value());
         if (!m) throw new UsageError(`--shape takes NAME=AxBxC, e.g. input=1x512`);
@@ -146,7 +193,7 @@ function parse(argv) {
         const option = BY_FLAG.get(arg);
         if (option?.key === 'scheme') a.schemes = [...new Set(list(value()).map((v) => choice(arg, v, words(option))))];
         else if (option) a.options[option.key] = optionValue(option, value());
-        else if (arg.startsWith('-') && arg !== '-') throw new UsageError(`unknown option ${arg}`);
+        else if (arg.startsWith('-') && arg !== '-') throw new UsageError(`unknown option ${arg}${didYouMean(arg, FLAGS)}`);
         else a.inputs.push(arg);
       }
     }
@@ -384,6 +431,72 @@ function gzipCounter(limit) {
   };
 }
 
+// The brotli size of a result (its model and data files, as opened now: a commit may rename them,
+// or copy them to a stream and remove them), or null past 64 MB, as gzip's. Quality 11, the
+// reference of BENCHMARKS.md and what static hosts precompress with, for results up to 4 MB: it
+// runs at about half a megabyte to a megabyte a second. Larger results get 9, many times faster
+// and a few percent larger. zlib compresses on a background thread, beside the check; show(bar)
+// draws its progress from then on (once the check, which has a bar of its own, is done).
+const BROTLI_BEST_UP_TO = 4e6, BROTLI_UP_TO = 64e6;
+function brotliSize(run) {
+  const total = run.size;
+  let bar = null, fed = 0, finished = false;
+  if (total > BROTLI_UP_TO) return { done: Promise.resolve(null), show() {} };
+  const quality = total <= BROTLI_BEST_UP_TO ? 11 : 9;
+  const fds = [run.model.temp, ...(run.externalFile ? [run.externalFile.temp] : [])].map((file) => openSync(file, 'r'));
+  const measure = async () => {
+    const stream = createBrotliCompress({ params: { [zlibConstants.BROTLI_PARAM_QUALITY]: quality, [zlibConstants.BROTLI_PARAM_SIZE_HINT]: total } });
+    let size = 0;
+    stream.on('data', (chunk) => (size += chunk.byteLength));
+    const done = new Promise((resolve, reject) => stream.on('end', resolve).on('error', reject));
+    for (const fd of fds) {
+      for (let at = 0; ;) {
+        const chunk = Buffer.allocUnsafe(256 << 10);
+        const n = readSync(fd, chunk, 0, chunk.byteLength, at);
+        if (n === 0) break;
+        at += n;
+        if (!stream.write(chunk.subarray(0, n))) await new Promise((resolve, reject) => stream.once('drain', resolve).once('error', reject));
+        fed += n;
+        bar?.(fed / total, 'brotli');
+      }
+    }
+    stream.end();
+    await done;
+    return { bytes: size, quality };
+  };
+  const done = measure().catch(() => null).finally(() => {
+    fds.forEach((fd) => closeSync(fd));
+    finished = true;
+    bar?.(1, 'done');
+  });
+  return {
+    done,
+    show(progress) {
+      if (finished) return;
+      bar = progress;
+      bar(fed / total, 'brotli');
+    },
+  };
+}
+
+// How much smaller the result is, in the words the page uses too: "2.8× smaller" (before ÷ after;
+// two decimals under 2×, none from 10×), "1.05× larger" when it grew, "same size".
+function sizeChange(before, after) {
+  if (!before || !after) return '-';
+  if (before === after) return 'same size';
+  const r = before > after ? before / after : after / before;
+  return `${r.toFixed(r < 2 ? 2 : r < 10 ? 1 : 0)}× ${before > after ? 'smaller' : 'larger'}`;
+}
+
+// The tolerance flags given: a gate a check must pass.
+const gateFlags = (a) => [a.absTol != null && '--abs-tol', a.meanTol != null && '--mean-tol'].filter(Boolean);
+
+// A warning on standard error, unless --quiet; a progress bar on the line is cleared first.
+function warn(a, text) {
+  if (a.quiet) return;
+  process.stderr.write(`${process.stderr.isTTY ? '\r\x1b[K' : ''}onnx-shrink: warning: ${text}\n`);
+}
+
 function formatBytes(n, digits = 1) {
   if (n == null) return '-';
   const units = ['B', 'kB', 'MB', 'GB'];
@@ -463,7 +576,8 @@ async function processOne(model, a, many, rows, reports, readFiles) {
   const inputFiles = input === '-' ? [] : [input];  // and the external data files the engine opens
   const external = externalResolver(input, opened, inputFiles);
   const runs = [];
-  let feeds = null;
+  const shownInput = input === '-' ? 'standard input' : input;
+  let feeds = null, check = null, brotli = null;
   try {
     if (a.inspect) {
       const report = await inspect(source, { ...a.options, external, onProgress });
@@ -497,35 +611,64 @@ async function processOne(model, a, many, rows, reports, readFiles) {
         throw new OnnxShrinkError('a list of schemes works for results that keep their data inline (under 2 GB); ' +
                                   'give one scheme at a time for this model', 'BAD_OPTION');
       }
-      // Inputs for --verify, read and checked once the first result names the model's inputs:
-      // before the other schemes are made, and once for all of them.
-      if (a.verify && runs.length === 1) feeds = verifyFeeds(runs[0].report, a);
+      // What --verify can find out before anything is written, once the first result names the
+      // model's inputs (before the other schemes are made): that the inputs can be made, that no
+      // tolerance gate rests on guessed shapes, and that the original runs on them.
+      if (a.verify && runs.length === 1) {
+        feeds = verifyFeeds(runs[0].report, a);
+        const { guessed } = feeds;
+        if (guessed.list.length && gateFlags(a).length) {
+          throw new OnnxShrinkError(`${gateFlags(a).join(' and ')} cannot pass a check on guessed input shapes, which may not reach the ` +
+                                    `changed weights at all. The model leaves open:\n  ${guessed.dims}\n  ${guessed.give}`, 'BAD_OPTION');
+        }
+        if (guessed.list.length) {
+          warn(a, `${shownInput}: the check GUESSES the input dimensions the model leaves open, as ${a.dim}:\n  ${guessed.dims}\n` +
+                  `  On guessed shapes its numbers may say nothing about the model in use. ${guessed.give}`);
+        }
+        check = await openCheck(a.ort, source.bytes ?? input, feeds, a, shownName);
+      }
     }
     refuseToReplaceInputs(inputFiles, [output, ...(runs.some((r) => r.externalFile) ? [dataFileOf(output)] : [])]);
-    // One scheme: its files are committed first, so that a result with external data runs from
-    // where it will stay. Several: each runs from its temporary file, and only the kept one stays.
+    // The result is checked where it is before it is put in place, unless its data went to a file
+    // of its own: the model names that file, so the result runs from where it will stay. With
+    // several schemes, each runs from its temporary file and only the kept one stays.
     let kept = runs[0], checks = null;
-    if (runs.length === 1 && toStream) {
-      // What goes down a stream cannot be read back: checked from its temporary file first.
-      if (a.verify) checks = await verify(source.bytes ?? input, [kept.model.temp], feeds, a);
+    if (runs.length === 1) {
+      brotli = a.table ? brotliSize(kept) : null;  // beside the check, from the files as opened now
+      if (check && !kept.externalFile) checks = await check.compare([kept.model.temp]);
       kept.commit();
-    } else if (runs.length === 1) {
-      kept.commit();
-      if (a.verify) checks = await verify(source.bytes ?? input, [output], feeds, a);
+      if (check && kept.externalFile) checks = await check.compare([output]);
     } else {
-      checks = await verify(source.bytes ?? input, runs.map((r) => r.model.temp), feeds, a);
+      checks = await check.compare(runs.map((r) => r.model.temp));
       const scores = checks.results.map((outputs) => worstOutput(outputs).relL2).map((e) => (Number.isNaN(e) ? Infinity : e));
       kept = runs[scores.indexOf(Math.min(...scores))];
       for (const r of runs) if (r !== kept) r.discard();
+      brotli = a.table ? brotliSize(kept) : null;
       kept.commit();
     }
+    brotli?.show(progressBar(shownName, a.quiet || a.json));
     const row = { input, output, before: source.size + (kept.report.totals.externalBytesBefore || 0), after: kept.size,
-                  gzip: await kept.gzipSize, report: kept.report };
+                  gzip: await kept.gzipSize, brotli: await brotli?.done, report: kept.report };
     const entry = { input, output, report: kept.report };
     if (checks) {
       const index = runs.indexOf(kept);
       row.verify = entry.verify = checks.results[index];
       row.samples = checks.samples;
+      row.guessed = feeds.guessed;
+      if (feeds.guessed.list.length) entry.guessedDimensions = feeds.guessed.list.map((g) => ({ ...g, size: a.dim }));
+      // Outputs that say nothing (constant, or identical in both models): a warning, and with a
+      // tolerance gate a failed one (exit 3), as a gate that cannot see the weights proves nothing.
+      const doubts = suspicions(row.verify);
+      if (doubts.length) {
+        entry.suspicions = row.suspicions = doubts;
+        const gate = gateFlags(a);
+        if (gate.length) {
+          row.gateFailed = true;
+          process.stderr.write(`onnx-shrink: ${shownInput}: ${gate.join(' and ')} not passed: ${doubts.join('; ')}\n`);
+        } else {
+          warn(a, `${shownInput}: ${doubts.join(';\n  ')}`);
+        }
+      }
       if (runs.length > 1) {
         const gzipped = await Promise.all(runs.map((r) => r.gzipSize));
         row.candidates = entry.candidates = runs.map((r, i) => ({ scheme: r.scheme, bytes: r.size, gzipBytes: gzipped[i], kept: i === index,
@@ -538,6 +681,7 @@ async function processOne(model, a, many, rows, reports, readFiles) {
     for (const r of runs) r.discard();
     throw e;
   } finally {
+    await check?.release();
     for (const s of opened) s.close();
     readFiles.push(...inputFiles);
   }
@@ -633,17 +777,39 @@ async function shrinkTo(source, output, options, tag) {
   return run;
 }
 
-// --verify: the check users of weight-quantization tools run by hand. Runs the original (a file,
-// or the bytes of a model read from a pipe) and each of `shrunk` (files) on the same inputs (from
-// verifyFeeds), sample by sample; returns the number of samples and, per shrunk model, how far
-// each output moved (with `ok` for the tolerances).
-async function verify(original, shrunk, { inputs, samples }, a) {
-  let ort;
+// onnxruntime-node for --verify, loaded before any model is read: without it, nothing is written.
+async function loadOnnxRuntime() {
   try {
-    ort = (await import('onnxruntime-node')).default;
-  } catch {
-    throw new OnnxShrinkError('--verify needs onnxruntime-node: npm install onnxruntime-node', 'BAD_OPTION');
+    return (await import('onnxruntime-node')).default;
+  } catch (e) {
+    if (e?.code === 'ERR_MODULE_NOT_FOUND' && /'onnxruntime-node'/.test(e.message)) {
+      throw new OnnxShrinkError('--verify needs onnxruntime-node, which is not installed here: npm install onnxruntime-node', 'BAD_OPTION');
+    }
+    throw new OnnxShrinkError(`--verify: onnxruntime-node does not load: ${e?.message ?? e}`, 'BAD_OPTION');
   }
+}
+
+// --verify's inputs the user did not give: a named list of the guessed dimensions, and the flags
+// that set them. Open dimensions are shown as ? in the flags (the model says nothing of their
+// sizes): e.g. "--shape x=?x3x?x?".
+function describeGuessed(guessed, modelInputs) {
+  const byInput = new Map();
+  for (const g of guessed) byInput.set(g.input, [...(byInput.get(g.input) ?? []), g]);
+  const dims = [...byInput].map(([input, list]) =>
+    `${input} ${list.map((g) => `axis ${g.axis}${g.symbol ? ` (${g.symbol})` : ''}`).join(', ')}`).join('; ');
+  const flags = [...byInput.keys()].map((name) => {
+    const shape = modelInputs.find((i) => i.name === name).shape;
+    return `--shape ${name}=${shape.map((d) => (typeof d === 'number' && d >= 0 ? d : '?')).join('x')}`;
+  }).join(' ');
+  return { dims, flags, give: `Give the sizes it meets: ${flags} (each ? a size), or all open dimensions at once with --dim N` };
+}
+
+// The check --verify runs, opened before anything is written: onnxruntime-node loads the original
+// (a file, or the bytes of a model read from a pipe) and runs it on the first sample of `inputs`
+// (from verifyFeeds), so that a model that does not run on them fails while nothing is in place.
+// compare(files) then runs each shrunk model (files) beside the original, sample by sample, and
+// resolves with how far each output moved (with `ok` for the tolerances).
+async function openCheck(ort, original, { inputs, samples, guessed }, a, name) {
   const what = Object.keys(a.inputFiles).length ? 'the given inputs' : 'random inputs';
   const open = async (file, which) => {
     try {
@@ -656,29 +822,52 @@ async function verify(original, shrunk, { inputs, samples }, a) {
     try {
       return await session.run(feeds);
     } catch (e) {
-      throw new OnnxShrinkError(`--verify: the ${which} model does not run on ${what} of its declared shapes ` +
-                                `(open dimensions = ${a.dim}; set them with --dim or --shape): ${e.message}`, 'UNSUPPORTED');
+      const hint = guessed.list.length ? `; it guessed ${guessed.dims} as ${a.dim}: set them with ${guessed.flags}, or all at once with --dim N`
+                                       : '; set other shapes with --shape or --dim';
+      throw new OnnxShrinkError(`--verify: the ${which} model does not run on ${what} of the shapes the check gave it${hint}: ${e.message}`,
+                                'UNSUPPORTED');
     }
   };
-  // One shrunk model at a time beside the original (memory for two models, not all of them); the
-  // original runs again for each, as keeping its outputs for every sample could take more.
-  const bar = progressBar(typeof original === 'string' ? path.basename(original) : 'the model', a.quiet || a.json);
+  const bar = progressBar(name, a.quiet || a.json);
   bar(0, 'loading');
   const reference = await open(original, 'original');
-  const within = (o) => (a.absTol == null || o.maxAbs <= a.absTol) && (a.meanTol == null || o.meanAbs <= a.meanTol);
-  const results = [];
-  for (const [k, file] of shrunk.entries()) {
-    bar(k / shrunk.length, 'loading');
-    const session = await open(file, 'shrunk');
-    const outputs = await compareModels(ort.Tensor, inputs, (f) => runOn(reference, f, 'original'), (f) => runOn(session, f, 'shrunk'),
-                                        { feedBack: a.feedBack, threshold: a.threshold,
-                                          onSample: (done) => bar((k + done / samples) / shrunk.length, 'checking') });
-    await session.release?.();
-    results.push(outputs.map((o) => ({ ...o, ok: within(o) })));
+  let first;
+  try {
+    first = await runOn(reference, sampleFeeds(ort.Tensor, inputs).next().value, 'original');
+  } catch (e) {
+    bar(1, 'done');
+    await reference.release?.();
+    throw e;
   }
-  await reference.release?.();
-  bar(1, 'done');
-  return { samples, results };
+  const within = (o) => (a.absTol == null || o.maxAbs <= a.absTol) && (a.meanTol == null || o.meanAbs <= a.meanTol);
+  return {
+    // One shrunk model at a time beside the original (memory for two models, not all of them); the
+    // original runs again for each, as keeping its outputs for every sample could take more (its
+    // outputs of the first sample, from above, serve the first).
+    async compare(shrunk) {
+      const results = [];
+      for (const [k, file] of shrunk.entries()) {
+        bar(k / shrunk.length, 'loading');
+        const session = await open(file, 'shrunk');
+        const runOriginal = (f) => {
+          const kept = first;
+          first = null;
+          return kept ?? runOn(reference, f, 'original');
+        };
+        const outputs = await compareModels(ort.Tensor, inputs, runOriginal, (f) => runOn(session, f, 'shrunk'),
+                                            { feedBack: a.feedBack, threshold: a.threshold,
+                                              onSample: (done) => bar((k + done / samples) / shrunk.length, 'checking') });
+        await session.release?.();
+        results.push(outputs.map((o) => ({ ...o, ok: within(o) })));
+      }
+      bar(1, 'done');
+      return { samples, results };
+    },
+    release: async () => {
+      bar(1, 'done');
+      await reference.release?.();
+    },
+  };
 }
 
 // The inputs --verify feeds the model of `report` (see verifyInputs), and how many samples.
@@ -693,7 +882,10 @@ function verifyFeeds(report, a) {
       }
     }
     const inputs = verifyInputs(report.model.inputs, a.dim, a.shapes, a.values, a.inputFiles);
-    return { inputs, samples: sampleCount(inputs) };
+    // Dimensions the model leaves open and the user set neither by --shape, by data (--input) nor
+    // by --dim: the check runs on a guess of them.
+    const list = a.dimGiven ? [] : guessedDimensions(report.model.inputs, [...Object.keys(a.shapes), ...Object.keys(a.inputFiles)]);
+    return { inputs, samples: sampleCount(inputs), guessed: { list, ...describeGuessed(list, report.model.inputs) } };
   } catch (e) {
     throw new OnnxShrinkError(`--verify: ${e.message}`, 'BAD_OPTION');
   }
@@ -702,7 +894,7 @@ function verifyFeeds(report, a) {
 // The declared inputs with their shapes (symbolic dimensions become --dim, or --shape's),
 // --value's fixed values and --input's files, for sampleFeeds.
 function verifyInputs(inputs, unknown, shapes, values, files) {
-  for (const name of [...Object.keys(files), ...Object.keys(values)]) {
+  for (const name of [...Object.keys(files), ...Object.keys(values), ...Object.keys(shapes)]) {
     if (!inputs.some((input) => input.name === name)) {
       throw new Error(`the model has no input '${name}' (its inputs: ${inputs.map((i) => i.name).join(', ')})`);
     }
@@ -737,7 +929,10 @@ function printTable(rows, a) {
     }
     return;
   }
-  const header = ['model', 'before', 'after', 'gzip', 'ratio'];
+  // Brotli's quality in its header, and beside a size of another quality (results over 4 MB).
+  const qualities = rows.map((r) => r.brotli?.quality).filter(Boolean);
+  const quality = qualities[0] ?? 11;
+  const header = ['model', 'before', 'after', 'gzip', `brotli -q ${quality}`, 'size'];
   // Each file as the user would type it from here (out/a/x.shrunk.onnx), or its name when far off.
   const shown = (file) => {
     if (file === '-') return '(stdout)';
@@ -745,9 +940,10 @@ function printTable(rows, a) {
     return relative.startsWith('..') || path.isAbsolute(relative) ? path.basename(file) : relative;
   };
   const lines = rows.map((r) => [shown(r.output ?? r.input), formatBytes(r.before), formatBytes(r.after), formatBytes(r.gzip),
-                                 r.before ? `${((100 * r.after) / r.before).toFixed(1)} %` : '-']);
+                                 `${formatBytes(r.brotli?.bytes)}${r.brotli && r.brotli.quality !== quality ? ` (-q ${r.brotli.quality})` : ''}`,
+                                 sizeChange(r.before, r.after)]);
   const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i].length)));
-  const fmt = (cells) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
+  const fmt = (cells) => cells.map((c, i) => (i === 0 || i === cells.length - 1 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ').trimEnd();
   say(fmt(header));
   for (const l of lines) say(fmt(l));
   for (const r of rows) if (r.report?.unchanged) say(`${shown(r.output ?? r.input)}: ${r.report.summary}`);
@@ -757,8 +953,11 @@ function printTable(rows, a) {
     const samples = `${r.samples} sample${r.samples === 1 ? '' : 's'}`;
     const random = r.report.model.inputs.some((i) => a.inputFiles[i.name] === undefined && a.values[i.name] === undefined);
     const fed = Object.entries(a.feedBack).map(([input, output]) => `; ${output} fed back as ${input}`).join('');
+    const guessedShapes = r.guessed.list.length ? `; GUESSED SHAPES ${r.report.model.inputs
+      .filter((i) => r.guessed.list.some((g) => g.input === i.name))
+      .map((i) => `${i.name}=${declaredShape(i.shape, a.dim).shape.join('x')}`).join(' ')}` : '';
     const given = (files.length ? `inputs from files: ${files.join(', ')}${random ? '; others seeded random' : ''}` : 'seeded random inputs') +
-                  `; ${samples}${fed}`;
+                  `; ${samples}${fed}${guessedShapes}`;
     if (r.candidates) {
       say(`schemes for ${shown(r.output)} (onnxruntime-node, ${given}):`);
       for (const c of r.candidates) {
@@ -775,7 +974,7 @@ function printTable(rows, a) {
     for (const o of r.verify) {
       say(`  ${o.name}: max abs ${o.maxAbs.toExponential(3)}  mean abs ${o.meanAbs.toExponential(3)}  rel. L2 ${o.relL2.toExponential(3)}  ` +
                   `cosine ${o.cosine.toFixed(6)}${o.agreement === undefined ? '' : `  same side of ${a.threshold}: ${(100 * o.agreement).toFixed(3)} %`}` +
-                  `${o.ok ? '' : '  BEYOND TOLERANCE'}`);
+                  `${o.ok ? '' : '  BEYOND TOLERANCE'}${o.constant ? '  CONSTANT' : o.identical ? '  IDENTICAL' : ''}`);
     }
   }
 }
@@ -785,12 +984,23 @@ async function main() {
   try {
     a = parse(process.argv.slice(2));
   } catch (e) {
-    process.stderr.write(`onnx-shrink: ${e.message}\n\n${USAGE}`);
+    // The error, and where the rest is: the usage text would scroll the error away.
+    process.stderr.write(`onnx-shrink: ${e.message}\nRun 'onnx-shrink --help' for the options.\n`);
     return 2;
   }
   if (a.printVersion) {
     console.log(await version());
     return 0;
+  }
+  a.table = !a.quiet && !a.json && !a.inspect;  // the summary table is shown (with its brotli column)
+  if (a.verify && !a.inspect && !a.expand) {
+    // Before any model is read, so that a check that cannot run leaves nothing written.
+    try {
+      a.ort = await loadOnnxRuntime();
+    } catch (e) {
+      process.stderr.write(`onnx-shrink: ${e.message}\n`);
+      return 2;
+    }
   }
   const rows = [], reports = [];
   let failed = false, internal = false;
@@ -820,7 +1030,9 @@ async function main() {
     } catch (e) {
       if (process.stderr.isTTY) process.stderr.write('\r\x1b[K');
       if (!(e instanceof OnnxShrinkError)) throw e;
-      process.stderr.write(`onnx-shrink: ${input.file === '-' ? 'standard input' : input.file}: ${e.message}\n`);
+      // A file cut short is said so in the page's words; the engine's detail follows.
+      const message = e.code === 'TRUNCATED' ? `this model file is cut short (truncated), download it again: ${e.message}` : e.message;
+      process.stderr.write(`onnx-shrink: ${input.file === '-' ? 'standard input' : input.file}: ${message}\n`);
       failed = true;
       internal ||= e.code === 'INTERNAL';
     }
@@ -841,7 +1053,7 @@ async function main() {
   printTable(rows, a);
   if (internal) return 1;  // a bug of ours, not bad input
   if (failed) return 2;
-  if (rows.some((r) => r.verify?.some((o) => !o.ok))) return 3;
+  if (rows.some((r) => r.gateFailed || r.verify?.some((o) => !o.ok))) return 3;
   return 0;
 }
 

@@ -134,7 +134,8 @@ async function responseBlob(response, what) {
 
 // What an `external` function gives, for the engine that waits on it: bytes, a reader, or a
 // Blob where it can be read synchronously (a Web Worker).
-function syncSource(given, what) {
+function syncSource(given, what, pathHint) {
+  if (typeof given === 'string') throw notAName(given, what, pathHint);
   const bytes = asBytes(given);
   if (bytes) return { bytes };
   if (isBlob(given) && typeof FileReaderSync !== 'undefined') return blobReader(given);
@@ -148,11 +149,20 @@ function syncSource(given, what) {
                   'pass external as { name: data } for Blobs and Responses');
 }
 
+// A file name or URL given where the data should be: what to pass instead (`pathHint`, from the
+// entry point: fileSource() in Node, fetch() in a browser).
+function notAName(input, what, pathHint) {
+  const shown = input.length > 200 ? `${input.slice(0, 197)}...` : input;
+  const quoted = `'${shown.replace(/['\\]/g, '\\$&')}'`;
+  return badOption(`the ${what} was given as a string, ${quoted}, which onnx-shrink does not open: ${pathHint(quoted)}`);
+}
+
 // Turns an input into something the engine can read synchronously: bytes, or a reader.
 // Blobs are read in slices when FileReaderSync exists (in a Web Worker), otherwise all at once.
-async function prepare(input, what) {
+async function prepare(input, what, pathHint) {
   if (input != null && typeof input.then === 'function') input = await input;  // shrink(fetch(url))
   if (input == null) throw badOption(`no ${what} given`);
+  if (typeof input === 'string') throw notAName(input, what, pathHint);
   if (typeof Response !== 'undefined' && input instanceof Response) input = await responseBlob(input, what);
   const bytes = asBytes(input);
   if (bytes) return { bytes };
@@ -246,7 +256,9 @@ function collector(module, onChunk, guard, what) {
   };
 }
 
-export function createApi(loadWasm) {
+// `loadWasm(wasmPath)` gives the engine's .wasm bytes; `pathHint(quotedName)` says what to pass
+// instead of a file name or URL (a string is never read as one).
+export function createApi(loadWasm, pathHint = (name) => `pass the model's bytes or a reader, e.g. await fetch(${name})`) {
   const env = { wasmPath: undefined, wasmBinary: undefined };
   let modulePromise = null;
 
@@ -266,10 +278,10 @@ export function createApi(loadWasm) {
     const engineOptions = normaliseOptions(options);
     const signal = options.signal;
     if (signal?.aborted) throw new OnnxShrinkError('cancelled', 'CANCELLED');
-    const model = await prepare(input, 'model');
+    const model = await prepare(input, 'model', pathHint);
     const externals = new Map();
     if (options.external && typeof options.external === 'object' && !isBlob(options.external) && !asBytes(options.external)) {
-      for (const [name, value] of Object.entries(options.external)) externals.set(name, await prepare(value, `external data '${name}'`));
+      for (const [name, value] of Object.entries(options.external)) externals.set(name, await prepare(value, `external data '${name}'`, pathHint));
     }
     const module = await engine();
     const owned = [];
@@ -284,7 +296,7 @@ export function createApi(loadWasm) {
           let value = externals.get(name);
           if (!value && typeof options.external === 'function') {
             const given = options.external(name);
-            if (given != null) value = syncSource(given, `external data '${name}'`);
+            if (given != null) value = syncSource(given, `external data '${name}'`, pathHint);
           }
           return value ? toSource(module, value, owned, guard, `reading external data '${name}'`) : null;
         }, false, 'finding external data'),

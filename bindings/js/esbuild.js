@@ -2,9 +2,11 @@
 // (`import url from './vad.onnx'`) as esbuild loads them, so what it emits (`file`, `copy`) or
 // inlines (`binary`, `dataurl`) is the shrunk model, and a content hash in the name is the shrunk
 // bytes'. The loader stays the one the build sets for the extension (`file` when it sets none).
-import { readFile, stat } from 'node:fs/promises';
+// With `precompress`, compressed copies of the emitted models are written beside them when the
+// build ends (the build's metafile says where esbuild put them: the plugin turns it on).
+import { readFile, rename, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { createOnnxTransform } from './transform.js';
+import { createOnnxTransform, precompressed } from './transform.js';
 
 export { createOnnxTransform };
 
@@ -18,10 +20,13 @@ export default function onnxShrink(options = {}) {
       const log = verbose ? (m) => console.error(`onnx-shrink: ${m}`) : () => {};
       const transform = createOnnxTransform({ ...rest, include, log });
       const loaders = build.initialOptions.loader ?? {};
-      // esbuild loads every file again on each rebuild (watch, serve): shrink a file once per version.
+      const workingDir = build.initialOptions.absWorkingDir ?? process.cwd();
+      // esbuild loads every file again on each rebuild (watch, serve): shrink a file once per version
+      // (and compress it once).
       const done = new Map();
+      if (transform.precompresses) build.initialOptions.metafile = true;
       build.onLoad({ filter: include }, async (args) => {
-        const name = path.relative(build.initialOptions.absWorkingDir ?? process.cwd(), args.path);
+        const name = path.relative(workingDir, args.path);
         const loader = loaders[path.extname(args.path)] ?? 'file';
         const { mtimeMs, size } = await stat(args.path);
         const version = `${mtimeMs}:${size}`;
@@ -35,8 +40,33 @@ export default function onnxShrink(options = {}) {
           return { errors: [{ text: e.message, detail: e }] };
         }
         const contents = out ?? bytes;
-        done.set(args.path, { version, contents });
+        // Compressed copies of a file esbuild emits as it is, not of a bundle it is inlined into.
+        const emitted = out && (loader === 'file' || loader === 'copy');
+        done.set(args.path, { version, contents, precompress: emitted ? transform.precompress(name) : [], copies: null });
         return { contents, loader };
+      });
+      if (!transform.precompresses) return;
+      build.onEnd(async (result) => {
+        if (result.errors.length > 0 || !result.metafile) return;
+        // The emitted files whose one input is a model shrunk above (`file`, `copy`; an inlined
+        // one is in the bundle's code).
+        const models = new Map([...done].map(([file, entry]) => [path.relative(workingDir, file).split(path.sep).join('/'), entry]));
+        for (const [output, { inputs }] of Object.entries(result.metafile.outputs)) {
+          const sources = Object.keys(inputs);
+          const entry = sources.length === 1 ? models.get(sources[0]) : undefined;
+          if (!entry || entry.precompress.length === 0) continue;
+          entry.copies ??= await precompressed(entry.precompress, '', entry.contents);
+          const target = path.resolve(workingDir, output);
+          for (const copy of entry.copies) {
+            if (result.outputFiles) {
+              result.outputFiles.push({ path: target + copy.fileName, contents: copy.bytes, hash: '',
+                                        get text() { return new TextDecoder().decode(this.contents); } });
+            } else {
+              await writeFile(`${target}${copy.fileName}.partial`, copy.bytes);
+              await rename(`${target}${copy.fileName}.partial`, target + copy.fileName);
+            }
+          }
+        }
       });
     },
   };

@@ -26,7 +26,8 @@ export interface Reader {
 /**
  * A model or an external data file: bytes, a Blob/File, a fetch Response (its body is read as a
  * Blob; a failed download is an `IO` error), or a reader. shrink(), inspect() and expand() also
- * take a promise of one: `await shrink(fetch('model.onnx'))`.
+ * take a promise of one: `await shrink(fetch('model.onnx'))`. A file name is not one: in Node,
+ * `shrink(fileSource('model.onnx'))` reads the file (a string is a `BAD_OPTION` error saying so).
  */
 export type Input = Uint8Array | ArrayBuffer | ArrayBufferView | Blob | Response | Reader;
 

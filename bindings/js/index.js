@@ -7,7 +7,7 @@ const api = createApi(async (wasmPath) => {
   const response = await fetch(url);
   if (!response.ok) throw new OnnxShrinkError(`cannot load ${url}: HTTP ${response.status}`, 'IO');
   return new Uint8Array(await response.arrayBuffer());
-});
+}, (name) => `to load it from a URL, pass fetch(${name}) instead`);
 
 export const { env, shrink, inspect, expand, version, wasmMemory } = api;
 export { OnnxShrinkError };

@@ -5,8 +5,10 @@ import { closeSync, fstatSync, openSync, readFileSync, readSync } from 'node:fs'
 import { fileURLToPath } from 'node:url';
 import { createApi, OnnxShrinkError } from './core.js';
 
-const api = createApi(async (wasmPath) =>
-  readFileSync(wasmPath ?? fileURLToPath(new URL('../../dist/onnx-shrink.wasm', import.meta.url))));
+const api = createApi(
+  async (wasmPath) => readFileSync(wasmPath ?? fileURLToPath(new URL('../../dist/onnx-shrink.wasm', import.meta.url))),
+  // shrink('model.onnx') reads no file: the path goes to fileSource().
+  (name) => `to read a file, pass fileSource(${name}) instead (import { fileSource } from 'onnx-shrink')`);
 
 export const { env, shrink, inspect, expand, version, wasmMemory } = api;
 export { OnnxShrinkError };

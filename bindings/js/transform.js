@@ -1,7 +1,49 @@
 // The build-time hook every bundler plugin of onnx-shrink is built on (Vite/Rollup, webpack,
 // esbuild): given an emitted file's name and bytes, the shrunk bytes, or null to leave the file.
 import path from 'node:path';
+import { promisify } from 'node:util';
+import zlib from 'node:zlib';
 import { OnnxShrinkError, shrink } from './index.node.js';
+
+const brotli = promisify(zlib.brotliCompress), gzip = promisify(zlib.gzip);
+
+/**
+ * The `precompress` words: each a compressed copy of a shrunk model (and of its external data
+ * file) written beside it, NAME + suffix, for hosts that serve it with `Content-Encoding` instead
+ * of compressing it themselves (many do not compress `application/octet-stream`).
+ */
+export const PRECOMPRESS = {
+  // Brotli's highest quality, with its largest standard window (what every browser decodes).
+  br: {
+    suffix: '.br',
+    compress: (bytes) => brotli(bytes, {
+      params: {
+        [zlib.constants.BROTLI_PARAM_QUALITY]: zlib.constants.BROTLI_MAX_QUALITY,
+        [zlib.constants.BROTLI_PARAM_LGWIN]: zlib.constants.BROTLI_MAX_WINDOW_BITS,
+        [zlib.constants.BROTLI_PARAM_SIZE_HINT]: bytes.byteLength,
+      },
+    }),
+  },
+  gzip: { suffix: '.gz', compress: (bytes) => gzip(bytes, { level: zlib.constants.Z_BEST_COMPRESSION }) },
+};
+
+// `precompress` as given (undefined: none), checked: a list of PRECOMPRESS's words.
+function checkPrecompress(value, where) {
+  if (value === undefined) return;
+  const words = Object.keys(PRECOMPRESS);
+  if (!Array.isArray(value) || value.some((w) => !words.includes(w))) {
+    throw new OnnxShrinkError(`${where}precompress should be a list of ${words.map((w) => `'${w}'`).join(' and ')}, ` +
+                              `not ${JSON.stringify(value)}`, 'BAD_OPTION');
+  }
+}
+
+/** The compressed copies of a file: [{ fileName: fileName + suffix, bytes }], one per word. */
+export async function precompressed(formats, fileName, bytes) {
+  return Promise.all([...new Set(formats)].map(async (format) => {
+    const out = await PRECOMPRESS[format].compress(bytes);
+    return { fileName: fileName + PRECOMPRESS[format].suffix, bytes: new Uint8Array(out.buffer, out.byteOffset, out.byteLength) };
+  }));
+}
 
 /**
  * The generic hook: returns async (fileName, bytes, sourceNames, siblings) => shrunk bytes, or null
@@ -13,21 +55,34 @@ import { OnnxShrinkError, shrink } from './index.node.js';
  * weights are in an external data file: `{ read(location) => bytes | undefined, write(location,
  * bytes) }`. The result keeps that layout (the model and its data file, under the same names,
  * both shrunk), since the page that loads it names the data file to onnxruntime-web.
+ *
+ * options.precompress (also per file) is not the hook's to do: it says which compressed copies the
+ * plugin writes beside the shrunk files (`hook.precompress(fileName, sourceNames)`; `precompressed`).
  */
 export function createOnnxTransform(options = {}) {
-  const { files = {}, include = /\.onnx$/i, log = () => {}, ...defaults } = options;
+  const { files = {}, include = /\.onnx$/i, log = () => {}, precompress = [], ...defaults } = options;
+  checkPrecompress(precompress, '');
+  for (const [key, perFile] of Object.entries(files)) checkPrecompress(perFile ? perFile.precompress : undefined, `files['${key}'].`);
   const matches = (name, key) => name === key || name.endsWith('/' + key) || path.posix.basename(name) === key;
-  const transform = async (fileName, bytes, sourceNames = [], siblings = null) => {
-    if (!include.test(fileName)) return null;
+  // A file's options (shrink options and precompress), or false to leave it alone.
+  const optionsFor = (fileName, sourceNames) => {
+    if (!include.test(fileName)) return false;
     const names = [fileName, ...sourceNames].map((n) => n.split(path.sep).join('/'));
     const key = Object.keys(files).find((k) => names.some((n) => matches(n, k)));
     const perFile = key === undefined ? {} : files[key];
-    if (perFile === false) return null;
+    if (perFile === false) return false;
+    return { names, ...defaults, precompress, ...perFile };
+  };
+  const transform = async (fileName, bytes, sourceNames = [], siblings = null) => {
+    const found = optionsFor(fileName, sourceNames);
+    if (!found) return null;
+    const { names, ...shrinkOptions } = found;
+    delete shrinkOptions.precompress;  // the plugin's, not shrink()'s
     // Messages name the source file too: the emitted name may be a bare hash.
     const label = names.length > 1 && names[1] !== fileName ? `${names[1]} (${fileName})` : fileName;
     let result;
     try {
-      result = await shrinkKeepingLayout(bytes, { ...defaults, ...perFile }, siblings);
+      result = await shrinkKeepingLayout(bytes, shrinkOptions, siblings);
     } catch (e) {
       // A build shrinks many files: say which one failed (the code stays).
       if (e instanceof OnnxShrinkError) throw new OnnxShrinkError(`${label}: ${e.message}`, e.code);
@@ -40,6 +95,11 @@ export function createOnnxTransform(options = {}) {
   // Whether a file is a model to shrink, asked before its bytes are taken (a bundle's JS, CSS and
   // images need not be copied out to be turned down).
   transform.accepts = (fileName) => include.test(fileName);
+  // The `precompress` words for a model the hook shrinks (and for its external data file): none
+  // unless the options ask for them.
+  transform.precompress = (fileName, sourceNames = []) => optionsFor(fileName, sourceNames).precompress ?? [];
+  // Whether any file may get compressed copies (a bundler may need to be told to keep track of them).
+  transform.precompresses = precompress.length > 0 || Object.values(files).some((f) => f && f.precompress?.length > 0);
   return transform;
 }
 

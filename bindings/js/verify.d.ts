@@ -39,6 +39,28 @@ export function fromHalfBits(bits: number): number;
 /** A declared shape made concrete: open dimensions become `open` (default 1); `guessed` when there were any. */
 export function declaredShape(declared: ReadonlyArray<number | string | null> | undefined, open?: number): { shape: number[]; guessed: boolean };
 
+/** One open dimension of a model input that a check would have to guess (see guessedDimensions). */
+export interface GuessedDimension {
+  input: string;
+  axis: number;
+  /** The dimension's symbolic name in the model, or '' when it has none. */
+  symbol: string;
+}
+
+/**
+ * The dimensions a check would guess: every open (symbolic or unknown) dimension of `inputs` (the
+ * report's `model.inputs`, whose shapes hold a symbolic dimension as its name and an unknown one
+ * as null) whose input is not among `given` (the inputs the user gave a shape or data for).
+ */
+export function guessedDimensions(inputs: ReadonlyArray<{ name: string; shape?: ReadonlyArray<number | string | null>; symbols?: ReadonlyArray<string> }> | undefined,
+                                  given?: Iterable<string>): GuessedDimension[];
+
+/**
+ * What makes a check's numbers say little: one sentence per output that was constant in the
+ * original, or identical in both models on every sample (empty when none).
+ */
+export function suspicions(results: ReadonlyArray<Pick<OutputError, 'name' | 'constant' | 'identical'>>): string[];
+
 /** The most values one input may have (2^28); sampleCount throws beyond it. */
 export const MAX_INPUT_VALUES: number;
 
@@ -87,6 +109,10 @@ export interface OutputError {
   cosine: number;
   /** With a threshold: the share of values on the same side of it in both models. */
   agreement?: number;
+  /** The original's values, more than one, were all the same: the check says nothing about this output. */
+  constant: boolean;
+  /** Both models gave exactly the same values on every sample: the inputs may not reach the changed weights. */
+  identical: boolean;
 }
 
 /** Accumulates how far a model's outputs moved from the original's, sample by sample. */

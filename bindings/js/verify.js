@@ -23,22 +23,25 @@ export function declaredShape(declared, open = 1) {
 
 // The dimensions a check would have to guess: every open (symbolic or unknown) dimension of the
 // model's inputs that the user gave no shape or data for. `inputs`: the report's model inputs
-// ({ name, shape, symbols }); `given`: the names of the inputs the user set. Each entry names the
-// input, the axis and its symbol ('' when it has none).
+// ({ name, shape }, where the report holds a symbolic dimension as its name and an unknown one as
+// null; a separate `symbols` list is read too); `given`: the names of the inputs the user set.
+// Each entry names the input, the axis and its symbol ('' when it has none).
 export function guessedDimensions(inputs, given = []) {
   const set = new Set(given);
   const out = [];
   for (const input of inputs ?? []) {
     if (set.has(input.name)) continue;
     (input.shape ?? []).forEach((d, axis) => {
-      if (!(typeof d === 'number' && d >= 0)) out.push({ input: input.name, axis, symbol: input.symbols?.[axis] ?? '' });
+      if (typeof d === 'number' && d >= 0) return;
+      const symbol = typeof d === 'string' && d ? d : input.symbols?.[axis] ?? '';
+      out.push({ input: input.name, axis, symbol });
     });
   }
   return out;
 }
 
 // What makes a check's numbers say little, from OutputComparison's results: an output that is
-// constant in the original (every value the same, on every sample), or identical in both models on
+// constant in the original (its values, more than one, all the same on every sample), or identical in both models on
 // every sample (a check on guessed 1x1 inputs can leave the weights out of it entirely). One
 // sentence per output, or none.
 export function suspicions(results) {
@@ -227,8 +230,8 @@ function valueOf(tensor) {
 // How far each output of a model moved from the original's, over any number of samples: `add`
 // the original's results and the other model's for each sample, then `results()` gives per output
 // the max and mean absolute difference, the cosine of the two, and the relative L2 error
-// |b - a| / |a| (all over every sample's values together), whether the original's values were all
-// the same (`constant`) and whether the two were identical (`identical`: see suspicions()); with a
+// |b - a| / |a| (all over every sample's values together), whether the original's values (more
+// than one) were all the same (`constant`) and whether the two were identical (`identical`: see suspicions()); with a
 // `threshold`, also the share of values on the same side of it in both (a detector's or
 // classifier's decisions).
 export class OutputComparison {
@@ -267,7 +270,7 @@ export class OutputComparison {
       name, maxAbs: s.maxAbs, meanAbs: s.count ? s.sumAbs / s.count : 0,
       cosine: s.nx && s.ny ? s.dot / (Math.sqrt(s.nx) * Math.sqrt(s.ny)) : s.nx === s.ny ? 1 : 0,  // no product of two large sums
       relL2: s.nx ? Math.sqrt(s.sumSq / s.nx) : s.sumSq ? Infinity : 0,
-      constant: s.count > 0 && s.min === s.max, identical: s.maxAbs === 0,
+      constant: s.count > 1 && s.min === s.max, identical: s.maxAbs === 0,
       ...(this.#threshold !== undefined ? { agreement: s.count ? s.agree / s.count : 1 } : {}),
     }));
   }

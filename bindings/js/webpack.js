@@ -3,14 +3,14 @@
 // or files copied by copy-webpack-plugin. It needs no import of webpack: the compiler hands over
 // its own classes (compiler.webpack), so the plugin works with whichever webpack the project has.
 import path from 'node:path';
-import { claim, createOnnxTransform } from './transform.js';
+import { claim, createOnnxTransform, precompressed } from './transform.js';
 
 const NAME = 'onnx-shrink';
 
 export { createOnnxTransform };
 
 export default class OnnxShrinkPlugin {
-  /** options: as for the Vite plugin (shrink options, `files`, `include`). */
+  /** options: as for the Vite plugin (shrink options, `files`, `include`, `precompress`). */
   constructor(options = {}) {
     this.options = options;
   }
@@ -19,21 +19,23 @@ export default class OnnxShrinkPlugin {
     const { Compilation, WebpackError, sources } = compiler.webpack;
     const logger = compiler.getInfrastructureLogger(NAME);
     const transform = createOnnxTransform({ ...this.options, log: (m) => logger.info(m) });
-    // In watch mode an unchanged asset keeps its source object: shrink it once, not on every rebuild.
-    const done = new WeakMap();
+    // In watch mode an unchanged asset keeps its source object: shrink it once, not on every rebuild
+    // (and compress it once).
+    const done = new WeakMap(), compressed = new WeakMap();
+    const bytesOf = (source) => {
+      const buffer = source.buffer();
+      return new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength);
+    };
+    const rawSource = (bytes) => new sources.RawSource(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
     compiler.hooks.thisCompilation.tap(NAME, (compilation) => {
       compilation.hooks.processAssets.tapPromise(
         // After other plugins' additions and optimizations, where minifiers run.
         { name: NAME, stage: Compilation.PROCESS_ASSETS_STAGE_OPTIMIZE_SIZE },
         async () => {
-          const bytesOf = (source) => {
-            const buffer = source.buffer();
-            return new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength);
-          };
           // External data files (copied beside their model) by asset name, as they were before
           // any was rewritten.
           const originals = new Map(), written = new Set();
-          const siblings = (modelName, wrote) => ({
+          const siblings = (modelName, wrote, precompress) => ({
             read: (location) => {
               const name = path.posix.join(path.posix.dirname(modelName), location);
               const asset = compilation.getAsset(name);
@@ -43,21 +45,23 @@ export default class OnnxShrinkPlugin {
             write: (location, bytes) => {
               const name = path.posix.join(path.posix.dirname(modelName), location);
               claim(written, name);
-              const source = new sources.RawSource(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
-              if (compilation.getAsset(name)) compilation.updateAsset(name, source, { onnxShrunk: true });
-              else compilation.emitAsset(name, source, { onnxShrunk: true });
+              const source = rawSource(bytes);
+              const info = { onnxShrunk: true, onnxPrecompress: precompress };
+              if (compilation.getAsset(name)) compilation.updateAsset(name, source, info);
+              else compilation.emitAsset(name, source, info);
               wrote.data = true;
             },
           });
           for (const asset of compilation.getAssets()) {
             if (asset.info.onnxShrunk || !transform.accepts(asset.name)) continue;
+            const sourceNames = asset.info.sourceFilename ? [asset.info.sourceFilename] : [];
+            const precompress = transform.precompress(asset.name, sourceNames);
             let shrunk = done.get(asset.source);
             if (!shrunk) {
               const wrote = { data: false };
               let out;
               try {
-                out = await transform(asset.name, bytesOf(asset.source), asset.info.sourceFilename ? [asset.info.sourceFilename] : [],
-                                      siblings(asset.name, wrote));
+                out = await transform(asset.name, bytesOf(asset.source), sourceNames, siblings(asset.name, wrote, precompress));
               } catch (e) {
                 // The build goes on and fails at its end with every file's error, as webpack's own do.
                 const error = new WebpackError(`${NAME}: ${e.message}`);
@@ -66,11 +70,33 @@ export default class OnnxShrinkPlugin {
                 continue;
               }
               if (!out) continue;
-              shrunk = new sources.RawSource(Buffer.from(out.buffer, out.byteOffset, out.byteLength));
+              shrunk = rawSource(out);
               // A model with a data file is made again on each rebuild: the pair must match.
               if (!wrote.data) done.set(asset.source, shrunk);
             }
-            compilation.updateAsset(asset.name, shrunk, { onnxShrunk: true });
+            compilation.updateAsset(asset.name, shrunk, { onnxShrunk: true, onnxPrecompress: precompress });
+          }
+        },
+      );
+      // Compressed copies of the shrunk files, once their names are final (webpack puts the new
+      // content hash into them in between), where compression-webpack-plugin writes its own.
+      compilation.hooks.processAssets.tapPromise(
+        { name: NAME, stage: Compilation.PROCESS_ASSETS_STAGE_OPTIMIZE_TRANSFER },
+        async () => {
+          for (const asset of compilation.getAssets()) {
+            const formats = asset.info.onnxPrecompress ?? [];
+            if (formats.length === 0) continue;
+            let copies = compressed.get(asset.source);
+            if (!copies || copies.formats !== formats.join()) {
+              copies = { formats: formats.join(), files: await precompressed(formats, '', bytesOf(asset.source)) };
+              compressed.set(asset.source, copies);
+            }
+            for (const copy of copies.files) {
+              const name = asset.name + copy.fileName;
+              const source = rawSource(copy.bytes);
+              if (compilation.getAsset(name)) compilation.updateAsset(name, source, { compressed: true });
+              else compilation.emitAsset(name, source, { compressed: true });
+            }
           }
         },
       );

@@ -122,6 +122,14 @@ test('errors carry a code and a message that says what is wrong', async () => {
   await expectError(shrink(silero, { small: 'half' }), 'BAD_OPTION', /small must be 'auto', 'fp16' or 'keep'/);
   await expectError(shrink(silero, { form: 'dq', roundingDraw: 1 }), 'BAD_OPTION', /rounding draw needs the fold form/);
   await expectError(shrink(null), 'BAD_OPTION', /no model/);
+  // A file name is not read as one: the error says what reads a file (in Node) or a URL (elsewhere).
+  await expectError(shrink('model.onnx'), 'BAD_OPTION',
+                    /^the model was given as a string, 'model\.onnx', which onnx-shrink does not open: to read a file, pass fileSource\('model\.onnx'\) instead \(import \{ fileSource \} from 'onnx-shrink'\)$/);
+  await expectError(inspect('models/m.onnx'), 'BAD_OPTION', /fileSource\('models\/m\.onnx'\)/);
+  await expectError(shrink(silero, { external: { 'm.onnx.data': 'm.onnx.data' } }), 'BAD_OPTION',
+                    /^the external data 'm\.onnx\.data' was given as a string, .*pass fileSource\('m\.onnx\.data'\) instead/);
+  const browser = await import('../../bindings/js/index.js');  // fails before it would fetch the engine
+  await expectError(browser.shrink('model.onnx'), 'BAD_OPTION', /to load it from a URL, pass fetch\('model\.onnx'\) instead$/);
   // Numbers past what the engine holds exactly are refused, not wrapped around into small ones.
   await expectError(shrink(silero, { minElements: 1e20 }), 'BAD_OPTION', /'minElements' should be at most 9007199254740991, not 100000000000000000000/);
   assert.equal((await shrink(silero, { minElements: 2 ** 32 + 5 })).report.unchanged, true);

@@ -1,12 +1,14 @@
 // The package as users get it: `npm pack`, installed (from the npm cache) into a fresh folder, used
-// from Node, its CLI, its TypeScript types, and its Vite, webpack and esbuild plugins in fresh
-// projects.
+// from Node, its CLI, its TypeScript types, and its Vite (7 and 8), webpack and esbuild plugins in
+// fresh projects.
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { before, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { tempDir } from './temp_dir.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -14,6 +16,28 @@ const fixtures = path.join(root, 'tests', 'fixtures');
 const npm = (cwd, ...args) => execFileSync('npm', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
 const versionOf = (name) => JSON.parse(readFileSync(path.join(root, 'node_modules', name, 'package.json'), 'utf8')).version;
 let app, tarball;
+
+// Vite 8 (on Rolldown), beside the repository's Vite 7: the version the repository's
+// devDependencies pin as `vite8` (npm:vite@8), or else this one.
+const VITE8 = existsSync(path.join(root, 'node_modules', 'vite8', 'package.json')) ? versionOf('vite8') : '8.3.8';
+
+// The compressed copies of `file` that precompress wrote (NAME.br, NAME.gz) hold exactly its bytes,
+// and there are those and no others.
+function checkCopies(file, formats) {
+  const bytes = readFileSync(file);
+  for (const [format, suffix, decompress] of [['br', '.br', brotliDecompressSync], ['gzip', '.gz', gunzipSync]]) {
+    if (!formats.includes(format)) {
+      assert.ok(!existsSync(file + suffix), `no ${path.basename(file)}${suffix}`);
+      continue;
+    }
+    assert.ok(existsSync(file + suffix), `${path.basename(file)}${suffix} was written`);
+    const copy = readFileSync(file + suffix);
+    assert.ok(copy.length < bytes.length, `${path.basename(file)}${suffix} is smaller`);
+    assert.ok(decompress(copy).equals(bytes), `${path.basename(file)}${suffix} holds ${path.basename(file)}`);
+  }
+}
+// The compressed copies in a build's output folder (none when the build wrote nothing).
+const compressedIn = (dir) => (existsSync(dir) ? readdirSync(dir, { recursive: true }) : []).filter((f) => /\.(br|gz)$/.test(f));
 
 // A generated model whose weights are in m.onnx.data, in `dir`.
 function externalModel(dir) {
@@ -69,7 +93,7 @@ test('the CLI of the installed package', () => {
   const p = spawnSync(path.join(app, 'node_modules', '.bin', 'onnx-shrink'), ['silero.onnx'], { cwd: app, encoding: 'utf8' });
   assert.equal(p.status, 0, p.stderr);
   assert.ok(existsSync(path.join(app, 'silero.shrunk.onnx')));
-  assert.match(p.stdout, /ratio/);
+  assert.match(p.stdout, /\bbefore\b.*\bafter\b/);  // the table of sizes
 });
 
 test('tsc --strict accepts code using every exported type', () => {
@@ -80,13 +104,13 @@ test('tsc --strict accepts code using every exported type', () => {
     import onnxShrink, { createOnnxTransform } from 'onnx-shrink/vite';
     import { declaredShape, sampleCount, sampleFeeds, carryOver, compareModels, worstOutput, OutputComparison, toHalfBits, fromHalfBits } from 'onnx-shrink/verify';
     import type { InputSpec, InputType, OutputError } from 'onnx-shrink/verify';
-    import type { OnnxPluginOptions } from 'onnx-shrink/vite';
+    import type { OnnxPluginOptions, OnnxFileOptions, Precompress } from 'onnx-shrink/vite';
     import OnnxShrinkPlugin from 'onnx-shrink/webpack';
     import type { Configuration } from 'webpack';
     import onnxShrinkEsbuild from 'onnx-shrink/esbuild';
     import type { BuildOptions } from 'esbuild';
-    const esbuildOptions: BuildOptions = { bundle: true, loader: { '.onnx': 'file' }, plugins: [onnxShrinkEsbuild({ block: 64 })] };
-    const webpackConfig: Configuration = { mode: 'production', plugins: [new OnnxShrinkPlugin({ mode: 'palette', files: { 'a.onnx': false } })] };
+    const esbuildOptions: BuildOptions = { bundle: true, loader: { '.onnx': 'file' }, plugins: [onnxShrinkEsbuild({ block: 64, precompress: ['br'] })] };
+    const webpackConfig: Configuration = { mode: 'production', plugins: [new OnnxShrinkPlugin({ mode: 'palette', precompress: ['gzip'], files: { 'a.onnx': false } })] };
     const mode: Mode = 'palette', scheme: Scheme = 'auto', form: Form = 'fold', ext: ExternalDataMode = 'auto';
     const options: ShrinkOptions = { mode, scheme, form, externalData: ext, levels: 256, exclude: ['w'], bits: 'auto', small: 'fp16',
       onProgress: (fraction: number, stage: Stage) => fraction < 2 && stage !== 'reading',
@@ -111,10 +135,13 @@ test('tsc --strict accepts code using every exported type', () => {
       const file: FileSource = fileSource('silero.onnx');
       file.close();
       try { await shrink(new Uint8Array(1)); } catch (err) { if (err instanceof OnnxShrinkError) { const c: ErrorCode = err.code; console.log(c); } }
-      const pluginOptions: OnnxPluginOptions = { mode: 'int8', files: { 'big.onnx': { block: 32 }, 'skip.onnx': false } };
+      const big: OnnxFileOptions = { block: 32, precompress: ['gzip'] };
+      const pluginOptions: OnnxPluginOptions = { mode: 'int8', precompress: ['br', 'gzip'], files: { 'big.onnx': big, 'skip.onnx': false } };
       const plugin = onnxShrink(pluginOptions);
       const hook = createOnnxTransform(pluginOptions);
       const out: Uint8Array | null = await hook('a.onnx', plain);
+      const copies: Precompress[] = hook.precompress('big.onnx', ['src/big.onnx']);
+      console.log(copies.length, hook.precompresses);
       class Tensor { constructor(readonly type: string, readonly data: Float32Array, readonly dims: readonly number[]) {} }
       const half: InputType = 'float16';
       const specs: InputSpec[] = [{ name: 'x', dtype: 'float32', shape: [2], bytes: new Uint8Array(16) }];
@@ -174,7 +201,8 @@ test('a fresh Vite 7 project builds with the plugin and emits the shrunk models'
   writeFileSync(path.join(project, 'index.html'), '<!doctype html><script type="module" src="./main.js"></script>');
   writeFileSync(path.join(project, 'main.js'), "console.log(new URL('./vad.onnx', import.meta.url).href);");
   writeFileSync(path.join(project, 'vite.config.js'),
-    "import onnxShrink from 'onnx-shrink/vite';\nexport default { plugins: [onnxShrink({ files: { 'det.onnx': { mode: 'palette' }, 'vad.onnx': { scheme: 'channel' } } })] };\n");
+    "import onnxShrink from 'onnx-shrink/vite';\nexport default { plugins: [onnxShrink({ files: { 'det.onnx': { mode: 'palette' }, " +
+    "'vad.onnx': { scheme: 'channel' }, 'ext/m.onnx': { precompress: ['gzip'] } } })] };\n");
   const build = spawnSync(path.join(app, 'node_modules', '.bin', 'vite'), ['build'], { cwd: project, encoding: 'utf8' });
   assert.equal(build.status, 0, build.stdout + build.stderr);
   const assets = readdirSync(path.join(project, 'dist', 'assets')).filter((f) => f.endsWith('.onnx'));
@@ -187,7 +215,75 @@ test('a fresh Vite 7 project builds with the plugin and emits the shrunk models'
   assert.ok(Buffer.from(expectedDet).equals(readFileSync(path.join(project, 'dist', 'det.onnx'))), 'the public model is shrunk with its own options');
   // A public model with external data: both files shrunk, under their own names, and they run.
   await checkExternalPair(path.join(project, 'public', 'ext'), path.join(project, 'dist', 'ext'));
+  // Its own precompress: a gzip copy beside the model and one beside its data file; none of the others.
+  checkCopies(path.join(project, 'dist', 'ext', 'm.onnx'), ['gzip']);
+  checkCopies(path.join(project, 'dist', 'ext', 'm.onnx.data'), ['gzip']);
+  assert.deepEqual(compressedIn(path.join(project, 'dist')).sort(), ['ext/m.onnx.data.gz', 'ext/m.onnx.gz']);
 });
+
+// Three builds of one project with each Vite: no plugin, int8 (with precompress) and palette. The
+// model a module refers to with new URL() and the one it imports with ?url get a new hashed name
+// whenever their bytes change (a host may cache a hashed name for good), and so does the chunk
+// that refers to them.
+for (const major of [7, 8]) {
+  test(`a fresh Vite ${major} project: hashed names follow the shrunk bytes; precompress writes .br and .gz`, async () => {
+    let dir = app;
+    if (major === 8) {
+      dir = path.join(path.dirname(app), 'app-vite8');
+      mkdirSync(dir);
+      writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: 'app-vite8', private: true, type: 'module' }));
+      npm(dir, 'install', '--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts', tarball, `vite@${VITE8}`);
+    }
+    const vite = path.join(dir, 'node_modules', 'vite', 'package.json');
+    assert.equal(JSON.parse(readFileSync(vite, 'utf8')).version.split('.')[0], String(major));
+    const { shrink } = await import(path.join(root, 'bindings', 'js', 'index.node.js'));
+    const vad = readFileSync(path.join(fixtures, 'silero_vad_v5.onnx')), det = readFileSync(path.join(fixtures, 'ch_PP-OCRv4_det_infer.onnx'));
+    const variants = {
+      none: { config: 'export default {};', vad, det },
+      int8: { config: "import onnxShrink from 'onnx-shrink/vite';\n" +
+                      "export default { plugins: [onnxShrink({ precompress: ['br', 'gzip'], files: { 'det.onnx': { precompress: [] } } })] };",
+              vad: (await shrink(vad)).model, det: (await shrink(det)).model },
+      palette: { config: "import onnxShrink from 'onnx-shrink/vite';\nexport default { plugins: [onnxShrink({ mode: 'palette' })] };",
+                 vad: (await shrink(vad, { mode: 'palette' })).model, det: (await shrink(det, { mode: 'palette' })).model },
+    };
+    const contentOf = new Map();  // every emitted file's name -> its bytes' digest, over the three builds
+    const names = { vad: new Set(), det: new Set() };
+    for (const [variant, expected] of Object.entries(variants)) {
+      const project = path.join(dir, `hash-${variant}`);
+      mkdirSync(path.join(project, 'src', 'models'), { recursive: true });
+      copyFileSync(path.join(fixtures, 'silero_vad_v5.onnx'), path.join(project, 'src', 'models', 'vad.onnx'));
+      copyFileSync(path.join(fixtures, 'ch_PP-OCRv4_det_infer.onnx'), path.join(project, 'src', 'det.onnx'));
+      writeFileSync(path.join(project, 'index.html'), '<!doctype html><script type="module" src="./src/main.js"></script>');
+      writeFileSync(path.join(project, 'src', 'main.js'),
+        "import det from './det.onnx?url';\nconsole.log(new URL('./models/vad.onnx', import.meta.url).href, det);\n");
+      writeFileSync(path.join(project, 'vite.config.js'), expected.config + '\n');
+      const build = spawnSync(path.join(dir, 'node_modules', '.bin', 'vite'), ['build'], { cwd: project, encoding: 'utf8' });
+      assert.equal(build.status, 0, build.stdout + build.stderr);
+      const assets = path.join(project, 'dist', 'assets');
+      const files = readdirSync(assets).filter((f) => !/\.(br|gz)$/.test(f));
+      for (const f of files) {
+        const digest = createHash('sha256').update(readFileSync(path.join(assets, f))).digest('hex');
+        assert.equal(contentOf.get(f) ?? digest, digest, `${f} is emitted with different bytes by two builds`);
+        contentOf.set(f, digest);
+      }
+      const chunks = files.filter((f) => f.endsWith('.js'));
+      assert.equal(chunks.length, 1, files.join(' '));
+      const code = readFileSync(path.join(assets, chunks[0]), 'utf8');
+      for (const model of ['vad', 'det']) {
+        const emitted = files.filter((f) => f.startsWith(`${model}-`) && f.endsWith('.onnx'));
+        assert.equal(emitted.length, 1, `${variant}: ${files.join(' ')}`);
+        assert.ok(readFileSync(path.join(assets, emitted[0])).equals(expected[model]), `${variant}: ${emitted[0]} is the expected model`);
+        assert.ok(code.includes(`/${emitted[0]}`) || code.includes(`"${emitted[0]}`), `${variant}: the chunk refers to ${emitted[0]}`);
+        names[model].add(emitted[0]);
+        checkCopies(path.join(assets, emitted[0]), variant === 'int8' && model === 'vad' ? ['br', 'gzip'] : []);
+      }
+      assert.equal(compressedIn(path.join(project, 'dist')).length, variant === 'int8' ? 2 : 0);
+    }
+    // Three different files each, under three names.
+    assert.equal(names.vad.size, 3, [...names.vad].join(' '));
+    assert.equal(names.det.size, 3, [...names.det].join(' '));
+  });
+}
 
 test('a fresh webpack 5 project builds with the plugin: models shrunk, hashes and references updated, errors name the file', async () => {
   const project = path.join(app, 'webpack-site');
@@ -210,11 +306,12 @@ test('a fresh webpack 5 project builds with the plugin: models shrunk, hashes an
   writeFileSync(path.join(project, 'build.mjs'), `
     import webpack from 'webpack';
     import OnnxShrinkPlugin from 'onnx-shrink/webpack';
-    const [entry, out, names] = process.argv.slice(2);
+    const [entry, out, names, precompress] = process.argv.slice(2);
+    const options = { files: { 'det.onnx': { mode: 'palette', precompress: ['gzip'] } }, ...(precompress ? { precompress: JSON.parse(precompress) } : {}) };
     const compiler = webpack({ mode: 'production', context: process.cwd(), entry,
                                output: { path: process.cwd() + '/' + out, ...(names ? { assetModuleFilename: names } : {}) },
                                performance: { hints: false },
-                               plugins: [new OnnxShrinkPlugin({ files: { 'det.onnx': { mode: 'palette' } } })] });
+                               plugins: [new OnnxShrinkPlugin(options)] });
     compiler.run((err, stats) => {
       if (err) throw err;
       const { errors, assets } = stats.toJson({ all: false, errors: true, assets: true });
@@ -222,7 +319,8 @@ test('a fresh webpack 5 project builds with the plugin: models shrunk, hashes an
       compiler.close(() => {});
     });`);
   const build = (...args) => JSON.parse(execFileSync(process.execPath, ['build.mjs', ...args], { cwd: project, encoding: 'utf8' }));
-  const good = build('./src/index.js', 'dist');
+  // precompress: br and gzip for every model, but det.onnx's own: gzip only.
+  const good = build('./src/index.js', 'dist', '', '["br","gzip"]');
   assert.deepEqual(good.errors, []);
   const { shrink } = await import(path.join(root, 'bindings', 'js', 'index.node.js'));
   const expected = [(await shrink(readFileSync(path.join(fixtures, 'silero_vad_v5.onnx')))).model,
@@ -235,13 +333,21 @@ test('a fresh webpack 5 project builds with the plugin: models shrunk, hashes an
     assert.ok(expected.some((e) => Buffer.from(e).equals(bytes)), `${name} is a shrunk model`);
     // webpack renews the content hash in the name after the plugin ran: the bundle must load that name.
     assert.ok(bundle.includes(name), `main.js refers to ${name}`);
+    // The compressed copies have the final name too, and are assets of the build.
+    const formats = bytes.equals(Buffer.from(expected[1])) ? ['gzip'] : ['br', 'gzip'];
+    checkCopies(path.join(project, 'dist', name), formats);
+    for (const suffix of formats.map((f) => (f === 'br' ? '.br' : '.gz'))) assert.ok(good.assets.includes(name + suffix), `${name}${suffix} is an asset`);
   }
+  assert.equal(compressedIn(path.join(project, 'dist')).length, 3);
   const bad = build('./src/broken.js', 'dist-broken');
   assert.equal(bad.errors.length, 1);
+  assert.deepEqual(compressedIn(path.join(project, 'dist-broken')), []);
   assert.match(bad.errors[0], /^onnx-shrink: src\/broken\.onnx \([0-9a-f]+\.onnx\): not an ONNX model/);
-  const external = build('./src/external.js', 'dist-external', '[name][ext]');
+  const external = build('./src/external.js', 'dist-external', '[name][ext]', '["gzip"]');
   assert.deepEqual(external.errors, []);
   await checkExternalPair(path.join(project, 'src', 'ext'), path.join(project, 'dist-external'));
+  checkCopies(path.join(project, 'dist-external', 'm.onnx'), ['gzip']);
+  checkCopies(path.join(project, 'dist-external', 'm.onnx.data'), ['gzip']);
   const shared = build('./src/shared.js', 'dist-shared', '[name][ext]');
   assert.equal(shared.errors.length, 1);
   assert.match(shared.errors[0], /m2?\.onnx\): 'm\.onnx\.data' holds the weights of another model of this build too/);
@@ -257,19 +363,27 @@ test('a fresh esbuild project bundles with the plugin: imported models shrunk wi
   writeFileSync(path.join(project, 'build.mjs'), `
     import * as esbuild from 'esbuild';
     import onnxShrink from 'onnx-shrink/esbuild';
-    const [entry, loader] = process.argv.slice(2);
+    const [entry, loader, precompress, out = 'out-' + loader] = process.argv.slice(2);
+    const options = { files: { 'models/vad.onnx': { scheme: 'channel' } }, ...(precompress ? { precompress: JSON.parse(precompress) } : {}) };
     try {
-      const r = await esbuild.build({ entryPoints: [entry], bundle: true, outdir: 'out-' + loader, metafile: true, logLevel: 'silent',
-                                      loader: { '.onnx': loader }, plugins: [onnxShrink({ files: { 'models/vad.onnx': { scheme: 'channel' } } })] });
+      const r = await esbuild.build({ entryPoints: [entry], bundle: true, outdir: out, metafile: true, logLevel: 'silent',
+                                      loader: { '.onnx': loader }, plugins: [onnxShrink(options)] });
       console.log(JSON.stringify({ outputs: Object.keys(r.metafile.outputs) }));
     } catch (e) { console.log(JSON.stringify({ errors: e.errors.map((x) => x.text) })); }`);
-  const build = (entry, loader) => JSON.parse(execFileSync(process.execPath, ['build.mjs', entry, loader], { cwd: project, encoding: 'utf8' }));
+  const build = (...args) => JSON.parse(execFileSync(process.execPath, ['build.mjs', ...args], { cwd: project, encoding: 'utf8' }));
   const { shrink } = await import(path.join(root, 'bindings', 'js', 'index.node.js'));
   const expected = Buffer.from((await shrink(readFileSync(path.join(fixtures, 'silero_vad_v5.onnx')), { scheme: 'channel' })).model);
   const emitted = build('src/index.js', 'file').outputs.filter((f) => f.endsWith('.onnx'));
   assert.equal(emitted.length, 1);
   assert.ok(expected.equals(readFileSync(path.join(project, emitted[0]))), 'the emitted model is shrunk with its per-file options');
-  build('src/index.js', 'binary');  // inlined into the bundle as base64
+  assert.deepEqual(compressedIn(path.join(project, 'out-file')), []);
+  // precompress: copies beside the emitted model, under its hashed name.
+  const withCopies = build('src/index.js', 'file', '["br","gzip"]', 'out-precompress').outputs.filter((f) => f.endsWith('.onnx'));
+  assert.deepEqual(withCopies.map((f) => path.basename(f)), emitted.map((f) => path.basename(f)));
+  checkCopies(path.join(project, withCopies[0]), ['br', 'gzip']);
+  assert.equal(compressedIn(path.join(project, 'out-precompress')).length, 2);
+  build('src/index.js', 'binary', '["br","gzip"]');  // inlined into the bundle as base64: no file to compress
+  assert.deepEqual(compressedIn(path.join(project, 'out-binary')), []);
   assert.ok(readFileSync(path.join(project, 'out-binary', 'index.js'), 'utf8').includes(expected.toString('base64')), 'the inlined model is shrunk');
   const bad = build('src/broken.js', 'file');
   assert.deepEqual(bad.errors.length, 1);

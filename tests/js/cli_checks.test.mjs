@@ -1,0 +1,214 @@
+// The npm CLI's --verify telling a real check from one that passes by accident (guessed input
+// shapes, outputs that say nothing), checking what it can before writing, its messages, and its
+// table of sizes (issue 21, "Trust and polish").
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { copyFileSync, cpSync, existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { brotliCompressSync, constants } from 'node:zlib';
+import { tempDir } from './temp_dir.mjs';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+const cli = path.join(root, 'bindings', 'js', 'cli.js');
+const fixtures = path.join(root, 'tests', 'fixtures');
+const run = (...args) => spawnSync(process.execPath, [cli, ...args], { encoding: 'utf8' });
+
+// PP-OCR det, whose input is x: [p2o.DynamicDimension.0, 3, p2o.DynamicDimension.1, p2o.DynamicDimension.2].
+function workspace() {
+  const dir = tempDir('cli-checks');
+  copyFileSync(path.join(fixtures, 'ch_PP-OCRv4_det_infer.onnx'), path.join(dir, 'det.onnx'));
+  copyFileSync(path.join(fixtures, 'silero_vad_v5.onnx'), path.join(dir, 'silero.onnx'));
+  return dir;
+}
+
+const GUESSED_DIMS = 'x axis 0 (p2o.DynamicDimension.0), axis 2 (p2o.DynamicDimension.1), axis 3 (p2o.DynamicDimension.2)';
+const escape = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+test('--verify on guessed input shapes says so, names each guessed dimension and the flag, and no tolerance gate passes on it', () => {
+  const dir = workspace();
+  const det = path.join(dir, 'det.onnx');
+  // Without a gate: the check runs (on 1x3x1x1), and says loudly what it guessed and that its
+  // numbers (max abs 0, cosine 1) mean nothing.
+  const plain = run(det, '-o', path.join(dir, 'plain.onnx'), '--verify');
+  assert.equal(plain.status, 0, plain.stderr);
+  assert.match(plain.stderr, new RegExp(`onnx-shrink: warning: .*det\\.onnx: the check GUESSES the input dimensions the model leaves open, as 1:\\n  ${escape(GUESSED_DIMS)}\\n`));
+  assert.match(plain.stderr, /Give the sizes it meets: --shape x=\?x3x\?x\? \(each \? a size\), or all open dimensions at once with --dim N/);
+  assert.match(plain.stderr, /warning: .*det\.onnx: output 'sigmoid_0\.tmp_0' has the same value everywhere in the original model/);
+  assert.match(plain.stdout, /verify plain\.onnx \(onnxruntime-node, seeded random inputs; 1 sample; GUESSED SHAPES x=1x3x1x1\):/);
+  assert.match(plain.stdout, /sigmoid_0\.tmp_0: max abs 0\.000e\+0 .*cosine 1\.000000  CONSTANT/);
+  // --json carries them too.
+  const json = run(det, '-o', path.join(dir, 'json.onnx'), '--verify', '--json');
+  assert.equal(json.status, 0, json.stderr);
+  const entry = JSON.parse(json.stdout);
+  assert.deepEqual(entry.guessedDimensions, [{ input: 'x', axis: 0, symbol: 'p2o.DynamicDimension.0', size: 1 },
+                                             { input: 'x', axis: 2, symbol: 'p2o.DynamicDimension.1', size: 1 },
+                                             { input: 'x', axis: 3, symbol: 'p2o.DynamicDimension.2', size: 1 }]);
+  assert.equal(entry.suspicions.length, 1);
+  // A tolerance gate on guessed shapes fails, before anything is written, naming what to give.
+  for (const gate of [['--abs-tol', '1e-2'], ['--mean-tol', '1'], ['--abs-tol', '1', '--mean-tol', '1']]) {
+    const output = path.join(dir, 'gated.onnx');
+    const gated = run(det, '-o', output, '--verify', ...gate);
+    assert.equal(gated.status, 2, `${gate.join(' ')}: ${gated.stdout}`);
+    const flags = gate.filter((g) => g.startsWith('--')).join(' and ');
+    assert.match(gated.stderr, new RegExp(`det\\.onnx: ${flags} cannot pass a check on guessed input shapes.*\\n  ${escape(GUESSED_DIMS)}\\n` +
+                                          '  Give the sizes it meets: --shape x=\\?x3x\\?x\\?'));
+    assert.ok(!existsSync(output), gate.join(' '));
+  }
+  assert.deepEqual(readdirSync(dir).filter((f) => f.includes('gated')), []);
+  // Given shapes (or --dim): no warning, and the gate decides on the numbers.
+  const real = run(det, '-o', path.join(dir, 'real.onnx'), '--verify', '--shape', 'x=1x3x64x64', '--abs-tol', '1');
+  assert.equal(real.status, 0, real.stderr);
+  assert.equal(real.stderr, '');
+  assert.doesNotMatch(real.stdout, /GUESSED|CONSTANT|IDENTICAL/);
+  const rel = Number(/sigmoid_0\.tmp_0: .*rel\. L2 ([\d.e+-]+)/.exec(real.stdout)[1]);
+  assert.ok(rel > 1e-3 && rel < 0.1, real.stdout);  // the weights moved the output, a little
+  const strict = run(det, '-o', path.join(dir, 'strict.onnx'), '--verify', '--shape', 'x=1x3x64x64', '--abs-tol', '1e-12');
+  assert.equal(strict.status, 3, strict.stderr);
+  assert.match(strict.stdout, /BEYOND TOLERANCE/);
+  const dim = run(det, '-o', path.join(dir, 'dim.onnx'), '--verify', '--dim', '32', '--abs-tol', '1', '--json');
+  assert.equal(dim.status, 0, dim.stderr);
+  assert.equal(JSON.parse(dim.stdout).guessedDimensions, undefined);
+  // A --shape naming no input is an error, not a shape silently left guessed.
+  const typo = run(det, '-o', path.join(dir, 'typo.onnx'), '--verify', '--shape', 'X=1x3x64x64', '--abs-tol', '1');
+  assert.equal(typo.status, 2);
+  assert.match(typo.stderr, /the model has no input 'X' \(its inputs: x\)/);
+});
+
+test('--verify: an output constant in the original, or identical in both, is a warning, and fails a tolerance gate', () => {
+  const dir = workspace();
+  const det = path.join(dir, 'det.onnx');
+  // A shape given, but one on which the weights cannot show (as the page's 1x3x1x1 guess was).
+  const warned = run(det, '-o', path.join(dir, 'a.onnx'), '--verify', '--shape', 'x=1x3x1x1');
+  assert.equal(warned.status, 0, warned.stderr);
+  assert.match(warned.stderr, /warning: .*det\.onnx: output 'sigmoid_0\.tmp_0' has the same value everywhere in the original model: the check says nothing about it/);
+  assert.doesNotMatch(warned.stderr, /GUESSES/);
+  const gated = run(det, '-o', path.join(dir, 'b.onnx'), '--verify', '--shape', 'x=1x3x1x1', '--abs-tol', '1');
+  assert.equal(gated.status, 3, gated.stderr);
+  assert.match(gated.stderr, /det\.onnx: --abs-tol not passed: output 'sigmoid_0\.tmp_0' has the same value everywhere/);
+  assert.match(gated.stdout, /CONSTANT/);
+  assert.doesNotMatch(gated.stdout, /BEYOND TOLERANCE/);  // within tolerance: it fails for saying nothing
+  // Nothing shrunk: every output the same in both models.
+  const same = run(path.join(dir, 'silero.onnx'), '-o', path.join(dir, 'c.onnx'), '--verify', '--min-elements', '100000000', '--small', 'keep',
+                   '--shape', 'input=1x512', '--shape', 'state=2x1x128', '--value', 'sr=16000', '--mean-tol', '1');
+  assert.equal(same.status, 3, same.stderr);
+  assert.match(same.stderr, /--mean-tol not passed: output 'output' is identical in both models on every sample: the inputs may not exercise the changed weights/);
+  assert.match(same.stdout, /output: max abs 0\.000e\+0 .*  IDENTICAL/);
+});
+
+test('--verify checks what it can before writing: onnxruntime-node is there, and the original runs on the inputs', () => {
+  const dir = workspace();
+  // The package as installed without its optional peer onnxruntime-node: a copy of its files in a
+  // folder with no node_modules above it.
+  const pkg = path.join(dir, 'pkg');
+  mkdirSync(path.join(pkg, 'bindings'), { recursive: true });
+  cpSync(path.join(root, 'bindings', 'js'), path.join(pkg, 'bindings', 'js'), { recursive: true });
+  cpSync(path.join(root, 'dist'), path.join(pkg, 'dist'), { recursive: true });
+  copyFileSync(path.join(root, 'package.json'), path.join(pkg, 'package.json'));
+  const probe = spawnSync(process.execPath, ['--input-type=module', '-e', "await import('onnxruntime-node')"], { cwd: pkg, encoding: 'utf8' });
+  assert.notEqual(probe.status, 0, 'onnxruntime-node is found from the copy: the test needs a folder without it above');
+  const copied = (...args) => spawnSync(process.execPath, [path.join(pkg, 'bindings', 'js', 'cli.js'), ...args], { encoding: 'utf8' });
+  const silero = path.join(dir, 'silero.onnx');
+  const without = copied(silero, '-o', path.join(dir, 'without.onnx'), '--verify', '--shape', 'input=1x512', '--shape', 'state=2x1x128', '--value', 'sr=16000');
+  assert.equal(without.status, 2, without.stdout);
+  assert.equal(without.stderr, 'onnx-shrink: --verify needs onnxruntime-node, which is not installed here: npm install onnxruntime-node\n');
+  assert.ok(!readdirSync(dir).some((f) => f.startsWith('without')), readdirSync(dir).join(' '));
+  assert.equal(copied(silero, '-o', path.join(dir, 'plain.onnx'), '-q').status, 0);  // the copy works otherwise
+  assert.ok(existsSync(path.join(dir, 'plain.onnx')));
+  // A model that does not run on the guessed shapes (silero's input as 1x1) is found out before
+  // its result is written, in a folder as for one file; the other model of the folder is done.
+  const models = path.join(dir, 'models');
+  mkdirSync(models);
+  copyFileSync(silero, path.join(models, 'silero.onnx'));
+  copyFileSync(path.join(dir, 'det.onnx'), path.join(models, 'det.onnx'));
+  const folder = run(models, '-o', path.join(dir, 'out'), '--verify');
+  assert.equal(folder.status, 2);
+  assert.match(folder.stderr, /silero\.onnx: --verify: the original model does not run on random inputs of the shapes the check gave it; it guessed input axis 0, axis 1; state axis 1 as 1: set them with --shape input=\?x\? --shape state=2x\?x128, or all at once with --dim N/);
+  assert.deepEqual(readdirSync(path.join(dir, 'out')), ['det.shrunk.onnx']);
+  for (const to of [path.join(dir, 'one.onnx'), '-']) {
+    const one = spawnSync(process.execPath, [cli, silero, '-o', to, '--verify'], { encoding: 'utf8' });
+    assert.equal(one.status, 2);
+    assert.match(one.stderr, /does not run on random inputs/);
+    assert.equal(one.stdout, '', to);
+  }
+  assert.ok(!readdirSync(dir).some((f) => f.startsWith('one')), readdirSync(dir).join(' '));
+});
+
+test('a result with its data in a file of its own is still checked, from where it stays', () => {
+  const dir = tempDir('cli-checks-external');
+  const model = path.join(dir, 'g.onnx');
+  const made = spawnSync('/usr/bin/python3', [path.join(root, 'bench', 'make_model.py'), '12', model, '--external', '--sum']);
+  assert.equal(made.status, 0, String(made.stderr));
+  const p = run(model, '-o', path.join(dir, 'split.onnx'), '--external-data', 'external', '--verify', '--json');
+  assert.equal(p.status, 0, p.stderr);
+  const [y] = JSON.parse(p.stdout).verify;
+  assert.ok(y.relL2 > 0 && y.relL2 < 0.05, JSON.stringify(y));
+  assert.ok(existsSync(path.join(dir, 'split.onnx.data')));
+});
+
+test('a bad option: the error and one line pointing at --help, with the nearest flag or word for a slip', () => {
+  const hint = "Run 'onnx-shrink --help' for the options.\n";
+  for (const [args, message] of [
+    [['--abs-toll', '1'], 'unknown option --abs-toll; did you mean --abs-tol?'],
+    [['-verify'], 'unknown option -verify; did you mean --verify?'],
+    [['--thresh', '0.5'], 'unknown option --thresh; did you mean --threshold?'],
+    [['--jsn'], 'unknown option --jsn; did you mean --json?'],
+    [['--frobnicate'], 'unknown option --frobnicate'],
+    [['--bits', '7'], "--bits takes auto, 8, 9, 10, 12 or 16, not '7'"],
+    [['--mode', 'palete'], "--mode takes int8 or palette, not 'palete'; did you mean palette?"],
+    [['--scheme', 'auto,chanel'], "--scheme takes auto, channel, tensor, kmeans or uniform, not 'chanel'; did you mean channel?"],
+  ]) {
+    const p = run('m.onnx', ...args);
+    assert.equal(p.status, 2, args.join(' '));
+    assert.equal(p.stderr, `onnx-shrink: ${message}\n${hint}`);
+    assert.equal(p.stdout, '');
+  }
+  // Every flag of the usage text, cut short by a letter, is pointed out.
+  const help = run('--help');
+  assert.equal(help.status, 0);
+  const flags = [...new Set(help.stdout.match(/(?<=^ {2}|, )--[a-z-]+/gm))];
+  assert.ok(flags.length >= 25, flags.join(' '));
+  for (const flag of flags.filter((f) => f.length >= 6)) {
+    const p = run('m.onnx', flag.slice(0, -1));
+    assert.equal(p.status, 2);
+    assert.ok(p.stderr.startsWith(`onnx-shrink: unknown option ${flag.slice(0, -1)}; did you mean ${flag}?\n`), `${flag}: ${p.stderr}`);
+  }
+});
+
+test('a model file cut short is called truncated, as the page says it', () => {
+  const dir = workspace();
+  writeFileSync(path.join(dir, 'cut.onnx'), readFileSync(path.join(dir, 'det.onnx')).subarray(0, 2_000_000));
+  const p = run(path.join(dir, 'cut.onnx'));
+  assert.equal(p.status, 2);
+  assert.match(p.stderr, /^onnx-shrink: .*cut\.onnx: this model file is cut short \(truncated\), download it again: field \d+ needs \d+ bytes but the file ends after \d+/);
+  assert.ok(!existsSync(path.join(dir, 'cut.shrunk.onnx')));
+});
+
+test('the table: brotli sizes at the quality its header states, and how many times smaller', () => {
+  const dir = workspace();
+  const brotli = (file, quality) => {
+    const bytes = readFileSync(file);
+    return brotliCompressSync(bytes, { params: { [constants.BROTLI_PARAM_QUALITY]: quality, [constants.BROTLI_PARAM_SIZE_HINT]: bytes.byteLength } }).byteLength;
+  };
+  const kB = (n) => `${(n / 1000).toFixed(1)} kB`, size = (n) => (n >= 1e6 ? `${(n / 1e6).toFixed(1)} MB` : kB(n));
+  const p = spawnSync(process.execPath, [cli, 'silero.onnx'], { cwd: dir, encoding: 'utf8' });
+  assert.equal(p.status, 0, p.stderr);
+  const shrunk = path.join(dir, 'silero.shrunk.onnx');
+  const ratio = (readFileSync(path.join(dir, 'silero.onnx')).byteLength / readFileSync(shrunk).byteLength).toFixed(1);
+  assert.match(p.stdout, new RegExp(`^model +before +after +gzip +brotli -q 11 +size\\n` +
+                                    `silero\\.shrunk\\.onnx +2\\.3 MB +${kB(readFileSync(shrunk).byteLength)} +[\\d.]+ kB +${kB(brotli(shrunk, 11))} +${ratio}× smaller\\n`));
+  // Results over 4 MB get quality 9 (quality 11 runs at about a megabyte a second), and say so.
+  const palette = spawnSync(process.execPath, [cli, 'silero.onnx', 'det.onnx', '-o', 'palette', '--mode', 'palette'], { cwd: dir, encoding: 'utf8' });
+  assert.equal(palette.status, 0, palette.stderr);
+  const [sileroPalette, detPalette] = ['silero', 'det'].map((m) => path.join(dir, 'palette', `${m}.shrunk.onnx`));
+  assert.ok(readFileSync(detPalette).byteLength > 4e6);
+  assert.match(palette.stdout, /brotli -q 11/);
+  // Palette keeps the raw size; the compressed sizes are where it gains.
+  assert.match(palette.stdout, new RegExp(`silero\\.shrunk\\.onnx +2\\.3 MB +2\\.3 MB +[\\d.]+ kB +${size(brotli(sileroPalette, 11))} +same size\\n`));
+  assert.match(palette.stdout, new RegExp(`det\\.shrunk\\.onnx +4\\.7 MB +4\\.7 MB +[\\d.]+ MB +${size(brotli(detPalette, 9))} \\(-q 9\\) +same size\\n`));
+  // A result larger than before (expand) says so.
+  const expanded = spawnSync(process.execPath, [cli, 'silero.shrunk.onnx', '--expand'], { cwd: dir, encoding: 'utf8' });
+  assert.equal(expanded.status, 0, expanded.stderr);
+  assert.match(expanded.stdout, /silero\.shrunk\.expanded\.onnx +[\d.]+ kB +2\.3 MB .* 2\.8× larger\n/);
+});

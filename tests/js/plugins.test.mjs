@@ -1,0 +1,72 @@
+// The build plugins' `precompress` option, from the repository's own files (the fresh projects of
+// package.test.mjs build with the packed package): which files get which copies, bad values,
+// and esbuild's `write: false`, where the copies go into outputFiles.
+import assert from 'node:assert/strict';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
+import * as esbuild from 'esbuild';
+import onnxShrinkEsbuild from '../../bindings/js/esbuild.js';
+import { shrink } from '../../bindings/js/index.node.js';
+import onnxShrink, { createOnnxTransform } from '../../bindings/js/vite.js';
+import OnnxShrinkPlugin from '../../bindings/js/webpack.js';
+import { tempDir } from './temp_dir.mjs';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+const silero = readFileSync(path.join(root, 'tests', 'fixtures', 'silero_vad_v5.onnx'));
+
+test('precompress: the copies each file gets, by the plugin options and its own', async () => {
+  const hook = createOnnxTransform({ precompress: ['br', 'gzip'],
+                                     files: { 'big.onnx': { precompress: ['gzip'] }, 'raw.onnx': { precompress: [] }, 'skip.onnx': false } });
+  assert.deepEqual(hook.precompress('assets/a-1234.onnx', ['src/a.onnx']), ['br', 'gzip']);
+  assert.deepEqual(hook.precompress('assets/b-1234.onnx', ['src/models/big.onnx']), ['gzip']);  // matched by its source's name
+  assert.deepEqual(hook.precompress('raw.onnx'), []);
+  assert.deepEqual(hook.precompress('skip.onnx'), []);  // left alone: nothing shrunk, nothing to compress
+  assert.deepEqual(hook.precompress('app.js'), []);
+  assert.equal(hook.precompresses, true);
+  // precompress is the plugin's: shrink() does not get it (it would refuse an option it does not know).
+  const out = await hook('a.onnx', silero);
+  assert.ok(Buffer.from(out).equals(Buffer.from((await shrink(silero)).model)));
+  // Off by default.
+  const plain = createOnnxTransform({});
+  assert.deepEqual(plain.precompress('a.onnx'), []);
+  assert.equal(plain.precompresses, false);
+  assert.equal(createOnnxTransform({ files: { 'a.onnx': { precompress: ['br'] } } }).precompresses, true);
+});
+
+test('precompress: anything but a list of br and gzip is refused by every plugin, when it is set up', () => {
+  const bad = [['zstd'], 'br', ['br', 'deflate'], true];
+  for (const precompress of bad) {
+    const message = /precompress should be a list of 'br' and 'gzip'/;
+    assert.throws(() => onnxShrink({ precompress }), { code: 'BAD_OPTION', message });
+    assert.throws(() => onnxShrink({ files: { 'a.onnx': { precompress } } }), { code: 'BAD_OPTION', message: /files\['a\.onnx'\]\.precompress/ });
+    const compiler = { webpack: {}, getInfrastructureLogger: () => ({ info() {} }), hooks: { thisCompilation: { tap() {} } } };
+    assert.throws(() => new OnnxShrinkPlugin({ precompress }).apply(compiler), { code: 'BAD_OPTION', message });
+    assert.throws(() => onnxShrinkEsbuild({ precompress }).setup({ initialOptions: {}, onLoad() {}, onEnd() {} }), { code: 'BAD_OPTION', message });
+  }
+});
+
+test('esbuild with write: false: the compressed copies are output files beside the model', async () => {
+  const dir = tempDir('plugins');
+  mkdirSync(path.join(dir, 'src'));
+  writeFileSync(path.join(dir, 'src', 'vad.onnx'), silero);
+  writeFileSync(path.join(dir, 'src', 'index.js'), "import url from './vad.onnx'; console.log(url);");
+  const build = (precompress) => esbuild.build({
+    absWorkingDir: dir, entryPoints: ['src/index.js'], bundle: true, outdir: 'out', write: false, logLevel: 'silent',
+    loader: { '.onnx': 'file' }, plugins: [onnxShrinkEsbuild(precompress ? { precompress } : {})],
+  });
+  const names = (result) => result.outputFiles.map((f) => path.relative(dir, f.path)).sort();
+  const without = await build(null);
+  assert.equal(without.metafile, undefined, 'no metafile unless the build asks for one, or precompress needs it');
+  const model = without.outputFiles.find((f) => f.path.endsWith('.onnx'));
+  assert.ok(Buffer.from(model.contents).equals(Buffer.from((await shrink(silero)).model)));
+  assert.deepEqual(names(without).filter((f) => /\.(br|gz)$/.test(f)), []);
+  const result = await build(['br', 'gzip']);
+  const emitted = path.relative(dir, model.path);
+  assert.deepEqual(names(result), [...names(without), `${emitted}.br`, `${emitted}.gz`].sort());
+  const file = (suffix) => Buffer.from(result.outputFiles.find((f) => f.path === model.path + suffix).contents);
+  assert.ok(brotliDecompressSync(file('.br')).equals(Buffer.from(model.contents)));
+  assert.ok(gunzipSync(file('.gz')).equals(Buffer.from(model.contents)));
+});

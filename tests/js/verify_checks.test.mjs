@@ -1,0 +1,44 @@
+// onnx-shrink/verify's judgement of a check itself: which input dimensions it would guess (from
+// the report's model inputs, as the engine writes them), and which outputs say nothing.
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { inspect } from '../../bindings/js/index.node.js';
+import { guessedDimensions, OutputComparison, suspicions } from '../../bindings/js/verify.js';
+
+const fixtures = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', 'fixtures');
+
+test('guessedDimensions names the open dimensions of the inputs given no shape, with their symbols from the report', async () => {
+  const det = (await inspect(readFileSync(path.join(fixtures, 'ch_PP-OCRv4_det_infer.onnx')))).model.inputs;
+  assert.deepEqual(guessedDimensions(det), [{ input: 'x', axis: 0, symbol: 'p2o.DynamicDimension.0' },
+                                            { input: 'x', axis: 2, symbol: 'p2o.DynamicDimension.1' },
+                                            { input: 'x', axis: 3, symbol: 'p2o.DynamicDimension.2' }]);
+  assert.deepEqual(guessedDimensions(det, ['x']), []);
+  // Unknown dimensions (null in the report) have no symbol; fixed ones and scalars are never guessed.
+  const silero = (await inspect(readFileSync(path.join(fixtures, 'silero_vad_v5.onnx')))).model.inputs;
+  assert.deepEqual(guessedDimensions(silero, new Set(['input'])), [{ input: 'state', axis: 1, symbol: '' }]);
+  // A separate list of symbols is read where the shape holds none.
+  assert.deepEqual(guessedDimensions([{ name: 'a', shape: [null, 4], symbols: ['batch', ''] }]), [{ input: 'a', axis: 0, symbol: 'batch' }]);
+});
+
+test('suspicions: an output constant in the original (more than one value), or identical in both on every sample', () => {
+  const t = (...values) => ({ type: 'float32', data: Float32Array.from(values) });
+  const compare = (...samples) => {
+    const c = new OutputComparison();
+    for (const [a, b] of samples) c.add(a, b);
+    return c.results();
+  };
+  // One value is not "the same everywhere"; it is identical, though, when both models agree.
+  const single = compare([{ y: t(0.5) }, { y: t(0.5) }]);
+  assert.deepEqual(single.map((r) => [r.constant, r.identical]), [[false, true]]);
+  assert.deepEqual(suspicions(single), ["output 'y' is identical in both models on every sample: the inputs may not exercise the changed weights"]);
+  const flat = compare([{ y: t(2, 2) }, { y: t(2, 2.001) }], [{ y: t(2) }, { y: t(2) }]);
+  assert.deepEqual(flat.map((r) => [r.constant, r.identical]), [[true, false]]);
+  assert.deepEqual(suspicions(flat), ["output 'y' has the same value everywhere in the original model: the check says nothing about it"]);
+  // A real difference in varying outputs: nothing to say.
+  const fine = compare([{ y: t(1, 2), z: t(3, 4) }, { y: t(1.01, 2), z: t(3, 4.1) }]);
+  assert.deepEqual(fine.map((r) => [r.constant, r.identical]), [[false, false], [false, false]]);
+  assert.deepEqual(suspicions(fine), []);
+});
