@@ -166,7 +166,7 @@ test('check accuracy runs both models in onnxruntime-web', async ({ page }) => {
   await page.setInputFiles('#file', path.join(fixtures, 'silero_vad_v5.onnx'));
   await expect(page.locator('#status')).toHaveText('Done.', { timeout: 60_000 });
   await page.click('#check-run');  // unknown dimensions as 1: silero cannot run that
-  await expect(page.locator('#check-status')).toContainText('Could not compare', { timeout: 90_000 });
+  await expect(page.locator('#check-error')).toContainText('Could not compare', { timeout: 90_000 });
   await page.fill('#check-shape-0', '1x512');
   await page.fill('#check-value-2', '16000');
   await page.click('#check-run');
@@ -189,7 +189,7 @@ test('check accuracy runs both models in onnxruntime-web', async ({ page }) => {
   await page.setInputFiles('#check-file-0', { name: 'chunks.f32', mimeType: 'application/octet-stream', buffer: chunks });
   await page.setInputFiles('#check-file-1', { name: 'states.f32', mimeType: 'application/octet-stream', buffer: Buffer.alloc(4 * zeros.length) });
   await page.click('#check-run');
-  await expect(page.locator('#check-status')).toContainText("input 'state' of shape [2, 1, 128] and type float32 takes 1024 bytes per sample, " +
+  await expect(page.locator('#check-error')).toContainText("input 'state' of shape [2, 1, 128] and type float32 takes 1024 bytes per sample, " +
                                                             'the data given has 4096 (the model leaves some of its dimensions open: set its shape)', { timeout: 90_000 });
   await page.fill('#check-shape-1', '2x1x128');
   await page.click('#check-run');
@@ -233,7 +233,7 @@ test('check accuracy runs both models in onnxruntime-web', async ({ page }) => {
   // Data of the wrong size is named, with what the input takes.
   await page.setInputFiles('#check-file-0', { name: 'short.f32', mimeType: 'application/octet-stream', buffer: zeros });
   await page.click('#check-run');
-  await expect(page.locator('#check-status')).toContainText("input 'input' of shape [1, 512] and type float32 takes 2048 bytes per sample, the data given has 1024", { timeout: 90_000 });
+  await expect(page.locator('#check-error')).toContainText("input 'input' of shape [1, 512] and type float32 takes 2048 bytes per sample, the data given has 1024", { timeout: 90_000 });
 });
 
 test('a float16 model: the check makes half inputs and reads half outputs as numbers; the tensor table gives the notes', async ({ page }) => {
@@ -369,26 +369,42 @@ test('external data: the page names the missing file, uses both, and saves a mod
   expect(Array.from(c.y.data)).toEqual(Array.from(b.y.data));
 });
 
+// The engine runs off the page's thread: what that guarantees is that the page's own thread is
+// never blocked for a good part of the engine's time, however busy the machine is (its own speed
+// scales both). So the test compares the page thread's longest task and longest frame gap with
+// the engine's time in the same run, with a wide margin, and prints the frame gaps.
 test('a 300 MB model (read through a window of File slices): frames keep coming, and the result is the native driver\'s', async ({ page }) => {
   const big = path.join(work, 'big300.onnx');
   if (!existsSync(big)) expect(spawnSync('/usr/bin/python3', [path.join(root, 'bench', 'make_model.py'), '300', big]).status).toBe(0);
   await page.goto('/');
   await page.evaluate(() => {
-    window.heartbeat = { last: performance.now(), worst: 0, frames: 0 };
+    window.heartbeat = { last: performance.now(), gaps: [], longTasks: [] };
     const beat = (t) => {
-      window.heartbeat.worst = Math.max(window.heartbeat.worst, t - window.heartbeat.last);
+      window.heartbeat.gaps.push(t - window.heartbeat.last);
       window.heartbeat.last = t;
-      window.heartbeat.frames++;
       requestAnimationFrame(beat);
     };
     requestAnimationFrame(beat);
+    // Tasks of 50 ms or more on the page's thread.
+    new PerformanceObserver((list) => window.heartbeat.longTasks.push(...list.getEntries().map((e) => e.duration))).observe({ type: 'longtask' });
   });
   await page.setInputFiles('#file', big);
   await expect(page.locator('#status')).toHaveText('Done.', { timeout: 170_000 });
   const beat = await page.evaluate(() => window.heartbeat);
-  console.log(`heartbeat: ${beat.frames} frames, longest gap ${beat.worst.toFixed(0)} ms`);
-  expect(beat.frames).toBeGreaterThan(20);
-  expect(beat.worst).toBeLessThan(200);
+  const engineMs = Number(await page.locator('#summary').getAttribute('data-engine-ms'));
+  const gaps = [...beat.gaps].sort((a, b) => a - b);
+  const at = (q) => gaps[Math.min(gaps.length - 1, Math.floor(q * gaps.length))];
+  const longest = Math.max(0, ...beat.longTasks);
+  const blocked = beat.longTasks.reduce((a, b) => a + b, 0);
+  console.log(`heartbeat: engine ${engineMs.toFixed(0)} ms; ${gaps.length} frames, gaps median ${at(0.5).toFixed(0)} ms, ` +
+              `95th percentile ${at(0.95).toFixed(0)} ms, longest ${gaps.at(-1).toFixed(0)} ms; ${beat.longTasks.length} long tasks on the ` +
+              `page's thread, ${blocked.toFixed(0)} ms in all, longest ${longest.toFixed(0)} ms`);
+  expect(engineMs).toBeGreaterThan(0);
+  expect(gaps.length).toBeGreaterThan(20);
+  // Were the engine on the page's thread, one task (and one frame gap) would last its whole time.
+  expect(longest).toBeLessThan(engineMs / 4);
+  expect(blocked).toBeLessThan(engineMs / 2);
+  expect(gaps.at(-1)).toBeLessThan(engineMs / 4);
   expect(await bytesOf(page, 'shrunk-raw')).toBeLessThan(0.3 * (await bytesOf(page, 'original-raw')));
   const { file } = await saved(page);
   const reference = path.join(work, 'big300.native.onnx');
@@ -431,6 +447,7 @@ test('keyboard, labels, dark colours and a phone-width window', async ({ page })
   const background = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
   expect(background).toBe('rgb(20, 21, 25)');
   await page.setViewportSize({ width: 375, height: 800 });
+  await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
   const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
   expect(overflow).toBeLessThanOrEqual(0);
 });

@@ -1,7 +1,7 @@
 // The page: files in, options, progress, results. The work happens in worker.js (the engine) and
 // check.js (onnxruntime-web, on demand); this thread only keeps the page responsive.
 
-import { declaredShape, worstOutput, FEW_SAMPLES } from './vendor/onnx-shrink/bindings/js/verify.js';
+import { declaredShape, worstOutput, guessedDimensions, suspicions, FEW_SAMPLES } from './vendor/onnx-shrink/bindings/js/verify.js';
 import { DEFAULTS, OPTION, OPTIONS, words } from './vendor/onnx-shrink/bindings/js/options.js';
 
 const $ = (id) => document.getElementById(id);
@@ -17,7 +17,19 @@ export function formatBytes(n) {
   return `${n.toFixed(i === 0 ? 0 : n < 10 ? 2 : 1)} ${units[i]}`;
 }
 const money = (x) => (Number.isFinite(x) ? x.toLocaleString('en-US', { style: 'currency', currency: 'USD', maximumFractionDigits: x < 10 ? 2 : 0 }) : '–');
-const percent = (before, after) => (before > 0 ? `${(100 * (1 - after / before)).toFixed(1)} %` : '–');
+
+// How much smaller a file is, in the CLI's words: "2.8× smaller" (before ÷ after; two decimals
+// under 2×, none from 10×), "1.05× larger", "same size"; with `saves`, also the share saved
+// ("2.8× smaller, saves 64.2 %").
+export function sizeChange(before, after, { saves = false } = {}) {
+  if (!(before > 0) || !(after > 0)) return '–';
+  if (before === after) return 'same size';
+  const r = before > after ? before / after : after / before;
+  const ratio = `${r.toFixed(r < 2 ? 2 : r < 10 ? 1 : 0)}× ${before > after ? 'smaller' : 'larger'}`;
+  if (!saves) return ratio;
+  const share = (100 * Math.abs(1 - after / before)).toFixed(1);
+  return before > after ? `${ratio}, saves ${share} %` : `${ratio}, ${share} % more`;
+}
 
 // Monthly and yearly egress cost of `bytes` per download. Prices are per GiB (2^30 bytes).
 export function downloadCost(bytes, pricePerGiB, downloadsPerMonth) {
@@ -126,28 +138,31 @@ function stopWorker() {
   state.worker = null;
 }
 
-function start() {
-  if (!state.files.length) return;
+// Runs `message` in a new engine worker (a shrink, or a measurement of sizes only); its messages
+// update the page while it is the latest run.
+function runWorker(message, text) {
   stopWorker();
   const id = ++state.run;
   const worker = new Worker(new URL('./worker.js', import.meta.url), { type: 'module' });
   state.worker = worker;
   $('error').hidden = true;
   $('progress').value = 0;
-  setBusy(true, 'Starting…');
+  setBusy(true, text);
   worker.onmessage = ({ data }) => {
     if (data.id !== state.run) return;
     if (data.type === 'progress') {
+      // Each stage (reading, writing, measuring compressed sizes) fills the bar from 0 to 1.
       $('progress').value = data.fraction;
       $('status').textContent = `${data.stage[0].toUpperCase()}${data.stage.slice(1)}… ${Math.round(100 * data.fraction)} %`;
     } else if (data.type === 'result') {
       // Shrunk: the result can be saved while the worker measures the compressed sizes.
       for (const url of objectUrls.splice(0)) URL.revokeObjectURL(url);
-      state.result = data;
+      state.result = { ...data, options: message.options };
       $('progress').value = 0;
       $('status').textContent = 'Shrunk. Measuring compressed sizes…';
       render();
     } else if (data.type === 'sizes') {
+      if (!state.result) return;
       state.result.sizes = data.sizes;
       renderSizes();
       renderCost();
@@ -168,12 +183,34 @@ function start() {
     hideResult();
     showError('INTERNAL', e.message || 'The worker failed.');
   };
-  worker.postMessage({ id, files: state.files, options: options() });
+  worker.postMessage({ id, ...message });
+}
+
+function start() {
+  if (!state.files.length) return;
+  runWorker({ files: state.files, options: options() }, 'Starting…');
+}
+
+// Measures the compressed sizes of the result shown again (after a cancelled measurement).
+function measureAgain() {
+  const r = state.result;
+  if (!r?.blobs) return;
+  r.sizes = { original: { raw: r.sizes.original.raw }, shrunk: { raw: r.sizes.shrunk.raw } };
+  renderSizes();
+  renderCost();
+  runWorker({ measure: r.blobs }, 'Measuring compressed sizes…');
 }
 
 function cancel() {
   stopWorker();
   state.run++;
+  // Sizes not measured yet stay so: the page says so, and offers to measure them.
+  const sizes = state.result?.sizes;
+  if (sizes && sizes.brotliQuality === undefined) {
+    sizes.stopped = true;
+    renderSizes();
+    renderCost();
+  }
   setBusy(false, 'Cancelled.');
 }
 
@@ -222,7 +259,10 @@ async function loadSample() {
       return new File([await response.blob()], name);
     }));
   } catch (e) {
-    $('status').textContent = '';
+    stopWorker();
+    state.run++;
+    setBusy(false, '');
+    hideResult();  // no result under an error
     showError('INTERNAL', `Could not load the sample: ${e.message}`);
     return;
   }
@@ -260,6 +300,8 @@ function render() {
   if (!r) return;
   $('results').hidden = false;
   $('summary').textContent = summaryText(r.report);
+  // 8-bit codes in the fold form are turned back into floats when a session is created.
+  $('load-note').hidden = r.report.unchanged || r.report.mode !== 'int8' || (r.options?.form ?? DEFAULTS.form) !== 'fold';
   // For measurements (the benchmark reads them): the engine's time and its peak WebAssembly memory.
   $('summary').dataset.engineMs = String(r.engine.ms);
   $('summary').dataset.wasmBytes = String(r.engine.wasmBytes);
@@ -271,6 +313,7 @@ function render() {
   $('save').textContent = r.externalData ? 'Save the model' : 'Save';
   $('save-data').hidden = !r.externalData;
   renderCost();
+  renderBreakdown();
   renderTensors();
   if (!$('exclude').options.length) {
     for (const t of r.report.tensors) $('exclude').append(new Option(t.name, t.name));
@@ -278,9 +321,13 @@ function render() {
   // A new result: its check is to be run again. The comparison of schemes stays when one of its
   // schemes was picked, and the inputs set up for checks stay while the model is the same.
   $('check-table').hidden = true;
+  $('check-error').hidden = true;
+  state.lastCheck = null;
   if (!state.keepComparison) {
     $('compare-table').hidden = true;
+    $('check-verdict').hidden = true;
     $('check-status').textContent = '';
+    state.lastCompare = null;
   }
   state.keepComparison = false;
   if (state.checkInputsFor !== state.files) {
@@ -289,24 +336,148 @@ function render() {
     applyCheckPreset();
   }
   state.checkInputsFor = state.files;
+  renderGuessNote();
+  updateScrollCues();
 }
 
-// Sizes as far as the worker has measured them ("measuring…" for the rest).
+const KINDS = { raw: 'File', gzip: 'gzip', brotli: 'brotli' };
+const unmeasured = (sizes) => (sizes.stopped ? 'not measured' : 'measuring…');
+
+// Sizes as far as the worker has measured them ("measuring…" for the rest, or "not measured"
+// when the measurement was cancelled), in the table and the chart.
 function renderSizes() {
   const sizes = state.result.sizes;
-  for (const kind of ['raw', 'gzip', 'brotli']) {
+  for (const kind of Object.keys(KINDS)) {
     for (const which of ['original', 'shrunk']) {
       const cell = document.querySelector(`[data-size="${which}-${kind}"]`);
       const bytes = sizes[which][kind];
-      cell.textContent = bytes == null ? 'measuring…' : formatBytes(bytes);
+      cell.textContent = bytes == null ? unmeasured(sizes) : formatBytes(bytes);
       if (bytes == null) delete cell.dataset.bytes;
       else cell.dataset.bytes = String(bytes);
     }
     const known = sizes.original[kind] != null && sizes.shrunk[kind] != null;
-    document.querySelector(`[data-saving="${kind}"]`).textContent = known ? percent(sizes.original[kind], sizes.shrunk[kind]) : '';
+    // "2.8× smaller, saves 64.2 %", in two pieces that wrap between them only.
+    const parts = known ? sizeChange(sizes.original[kind], sizes.shrunk[kind], { saves: true }).split(/(?<=,) /) : [];
+    document.querySelector(`[data-saving="${kind}"]`).replaceChildren(...parts.flatMap((text, i) => {
+      const span = document.createElement('span');
+      span.textContent = text;
+      return i ? [' ', span] : [span];
+    }));
   }
   $('brotli-note').textContent = `Sizes in bytes (1 kB = 1000 B). ` +
-    (sizes.brotliQuality ? `Brotli at quality ${sizes.brotliQuality}; gzip by the browser.` : 'Compressed sizes are being measured.');
+    (sizes.brotliQuality ? `Brotli at quality ${sizes.brotliQuality}; gzip by the browser.`
+     : sizes.stopped ? 'The measurement of the compressed sizes was cancelled.' : 'Compressed sizes are being measured.');
+  $('measure').hidden = !(sizes.stopped && state.result.blobs);
+  renderChart();
+}
+
+// The sizes as bars: original and shrunk for each of file, gzip and brotli, all on one scale (the
+// original file), so that both the ratio and what compression does show at a glance.
+function renderChart() {
+  const sizes = state.result.sizes;
+  const scale = sizes.original.raw || 1;
+  const groups = Object.entries(KINDS).map(([kind, label]) => {
+    const group = document.createElement('div');
+    group.className = 'chart-group';
+    group.dataset.kind = kind;
+    const title = document.createElement('div');
+    title.className = 'chart-title';
+    title.textContent = label;
+    group.append(title);
+    for (const which of ['original', 'shrunk']) {
+      const bytes = sizes[which][kind];
+      const row = document.createElement('div');
+      row.className = `chart-row ${which}`;
+      const name = document.createElement('span');
+      name.className = 'chart-name';
+      name.textContent = which === 'original' ? 'Original' : 'Shrunk';
+      const track = document.createElement('span');
+      track.className = 'chart-track';
+      const fill = document.createElement('span');
+      fill.className = `chart-fill${bytes == null ? ' pending' : ''}`;
+      // A property set from script, which the page's style-src 'self' allows (style attributes it does not).
+      fill.style.width = `${bytes == null ? 100 : Math.max(0.5, Math.min(100, (100 * bytes) / scale))}%`;
+      track.append(fill);
+      const value = document.createElement('span');
+      value.className = 'chart-value';
+      value.textContent = bytes == null ? unmeasured(sizes)
+        : which === 'shrunk' && sizes.original[kind] != null ? `${formatBytes(bytes)}, ${sizeChange(sizes.original[kind], bytes)}` : formatBytes(bytes);
+      row.append(name, track, value);
+      group.append(row);
+    }
+    return group;
+  });
+  $('size-chart').querySelector('.chart-rows').replaceChildren(...groups);
+}
+
+// Where the bytes of the files go, before and after: the tensors the report lists (shrunk, or
+// left as they were), the smaller tensors (under minElements; float16 where it holds them) and the
+// rest (the graph, names, shapes, integer tensors, padding): the files' bytes minus the tensors'.
+export function byteBreakdown(report, sizes) {
+  const t = report.totals;
+  const sum = (list, key) => list.reduce((a, x) => a + x[key], 0);
+  const changed = report.tensors.filter((x) => x.changed), kept = report.tensors.filter((x) => !x.changed);
+  const part = (key, small, total) => {
+    const p = { changed: sum(changed, key), kept: sum(kept, key), small, total };
+    p.graph = Math.max(0, total - p.changed - p.kept - p.small);
+    return p;
+  };
+  const before = part('bytesBefore', t.smallTensorBytes ?? 0, sizes.original.raw ?? t.modelBytesBefore + t.externalBytesBefore);
+  const after = part('bytesAfter', t.smallTensorBytesAfter ?? t.smallTensorBytes ?? 0, sizes.shrunk.raw ?? t.modelBytesAfter + t.externalBytesAfter);
+  return { before, after, changed: changed.length, kept: kept.length, small: t.smallTensors ?? 0, smallFp16: t.smallTensorsFp16 ?? 0 };
+}
+
+const plural = (count, what) => `${count} ${what}${count === 1 ? '' : 's'}`;
+
+// The parts of byteBreakdown that hold bytes, with what the page calls them.
+function breakdownParts(b, mode) {
+  return [
+    { key: 'changed', label: `${plural(b.changed, 'large tensor')}, ${mode === 'palette' ? 'rounded to a palette (same raw size)' : 'shrunk'}` },
+    { key: 'kept', label: `${plural(b.kept, 'large tensor')}, left as they were` },
+    { key: 'small', label: `${plural(b.small, 'smaller tensor')}${b.smallFp16 ? `, ${b.smallFp16} of them now float16` : ''}` },
+    { key: 'graph', label: 'graph and the rest (nodes, names, other tensors)' },
+  ].filter((p) => b.before[p.key] || b.after[p.key]);
+}
+
+// "Where the bytes go": the original and the shrunk file as stacked bars on one scale, and a
+// legend with each part's bytes before and after.
+function renderBreakdown() {
+  const r = state.result;
+  const b = byteBreakdown(r.report, r.sizes);
+  const parts = breakdownParts(b, r.report.mode);
+  const scale = b.before.total || 1;
+  const stack = (which, label) => {
+    const row = document.createElement('div');
+    row.className = 'chart-row';
+    const name = document.createElement('span');
+    name.className = 'chart-name';
+    name.textContent = label;
+    const track = document.createElement('span');
+    track.className = 'chart-track stack';
+    for (const p of parts) {
+      const seg = document.createElement('span');
+      seg.className = `seg seg-${p.key}`;
+      seg.style.width = `${(100 * b[which][p.key]) / scale}%`;
+      track.append(seg);
+    }
+    const value = document.createElement('span');
+    value.className = 'chart-value';
+    value.textContent = formatBytes(b[which].total);
+    row.append(name, track, value);
+    return row;
+  };
+  $('breakdown').querySelector('.stack-rows').replaceChildren(stack('before', 'Original'), stack('after', 'Shrunk'));
+  $('breakdown').querySelector('.legend').replaceChildren(...parts.map((p) => {
+    const li = document.createElement('li');
+    li.dataset.part = p.key;
+    const swatch = document.createElement('span');
+    swatch.className = `swatch seg-${p.key}`;
+    swatch.setAttribute('aria-hidden', 'true');
+    const before = b.before[p.key], after = b.after[p.key];
+    li.append(swatch, `${p.label[0].toUpperCase()}${p.label.slice(1)}: ${formatBytes(before)} → ${formatBytes(after)}` +
+              (before !== after ? ` (${sizeChange(before, after)})` : ''));
+    return li;
+  }));
 }
 
 // One row per model input: its shape (unknown dimensions as 1) and an optional fixed value.
@@ -320,7 +491,10 @@ function renderCheckInputs() {
     type.textContent = input.dtype;
     const shape = document.createElement('input');
     shape.value = declaredShape(input.shape).shape.join('x');
-    shape.addEventListener('input', () => (shape.dataset.edited = 'yes'), { once: true });
+    shape.addEventListener('input', () => {
+      shape.dataset.edited = 'yes';
+      renderGuessNote();
+    });
     shape.id = `check-shape-${i}`;
     shape.setAttribute('aria-label', `Shape of ${input.name}`);
     shape.pattern = '\\d+(x\\d+)*';
@@ -360,18 +534,154 @@ function checkInputs() {
   });
 }
 
+// The open dimensions of the model's inputs that a check would fill in as 1 now: those of every
+// input whose shape the user has not set (a preset counts as set).
+function guessedNow() {
+  const inputs = state.result.report.model.inputs;
+  const given = inputs.filter((_, i) => $(`check-shape-${i}`)?.dataset.edited).map((input) => input.name);
+  return guessedDimensions(inputs, given);
+}
+
+// The guessed dimensions by input: its index (for its Shape field), the axes with their symbols,
+// and the declared shape with ? for each open dimension (as the CLI's --shape hint).
+function guessesByInput(guessed) {
+  const inputs = state.result.report.model.inputs;
+  const by = new Map();
+  for (const g of guessed) by.set(g.input, [...(by.get(g.input) ?? []), g]);
+  return [...by].map(([name, list]) => {
+    const index = inputs.findIndex((input) => input.name === name);
+    return {
+      name, index, axes: list.map((g) => `axis ${g.axis}${g.symbol ? ` (${g.symbol})` : ''}`).join(', '),
+      declared: inputs[index].shape.map((d) => (typeof d === 'number' && d >= 0 ? d : '?')).join('x'),
+    };
+  });
+}
+
+// Before a check: which dimensions it would guess, and where to set them.
+function renderGuessNote() {
+  if (!state.result) return;
+  const byInput = guessesByInput(guessedNow());
+  $('check-guess').hidden = !byInput.length;
+  $('check-guess').textContent = byInput.length
+    ? `The model leaves open ${byInput.map((g) => `${g.name} ${g.axes}`).join('; ')}. The check fills them in as 1 until ` +
+      'you set the sizes the model meets in use in the Shape column: a check on guessed shapes does not pass.'
+    : '';
+}
+
+const capital = (text) => `${text[0].toUpperCase()}${text.slice(1)}`;
+
+// A paragraph, or a heading in bold, for the boxes below.
+function para(text, tag = 'p') {
+  const e = document.createElement(tag);
+  e.textContent = text;
+  return e;
+}
+
+// Where a check's inputs were guessed: each input's guessed dimensions, and a button to its Shape field.
+function guessList(guessed) {
+  const ul = document.createElement('ul');
+  for (const g of guessesByInput(guessed)) {
+    const li = document.createElement('li');
+    li.dataset.input = g.name;
+    const go = document.createElement('button');
+    go.type = 'button';
+    go.className = 'link';
+    go.textContent = `Set the shape of ${g.name}`;
+    go.addEventListener('click', () => {
+      const field = $(`check-shape-${g.index}`);
+      field.focus();
+      field.select();
+    });
+    li.append(`${g.name}: ${g.axes}, each set to 1 (the model declares ${g.declared}). `, go);
+    ul.append(li);
+  }
+  return ul;
+}
+
+// A check's verdict: not a pass while input dimensions were guessed (each named, with where to
+// set it), suspicious when an output is constant or identical in both models, and otherwise
+// checked (green) with `okText`.
+function renderVerdict({ guessed, doubts, okText }) {
+  const box = $('check-verdict');
+  const warn = guessed.length > 0 || doubts.length > 0;
+  box.className = `verdict ${warn ? 'warn' : 'ok'}`;
+  box.dataset.verdict = guessed.length ? 'guessed' : doubts.length ? 'suspicious' : 'checked';
+  box.replaceChildren();
+  if (guessed.length) {
+    box.append(para('Not a pass: the check guessed input dimensions.', 'strong'),
+               para('The model leaves these dimensions open, and the check set each to 1. On such inputs a model can ' +
+                    'run with its weights hardly mattering, and the numbers below say little about the model in use:'),
+               guessList(guessed),
+               para('Set the sizes the model meets in use in the Shape column above (with a data file, the shape of one ' +
+                    'sample of it), then check again.'));
+  }
+  if (doubts.length) {
+    box.append(para(guessed.length ? 'And the outputs look suspicious:' : 'Suspicious: these outputs say little about the shrunk model.', 'strong'));
+    const ul = document.createElement('ul');
+    ul.className = 'suspicions';
+    for (const d of doubts) ul.append(para(`${capital(d)}.`, 'li'));
+    box.append(ul);
+  }
+  if (!warn) box.append(para('Checked on the shapes you set. ', 'strong'), okText);
+  box.hidden = false;
+}
+
+// A check that failed: the error in the check's own error box, and the last check's numbers gone
+// (they were for other inputs). With guessed dimensions, they are named too.
+function showCheckError(message, guessed = []) {
+  const box = $('check-error');
+  box.replaceChildren(para('Could not compare.', 'strong'), para(message));
+  if (guessed.length) {
+    box.append(para('The check guessed these dimensions of the inputs, which may be why:'), guessList(guessed));
+  }
+  box.hidden = false;
+  $('check-status').textContent = '';
+  $('check-verdict').hidden = true;
+}
+
+// A number field of the costs: its value, or NaN (and the field marked invalid, with the problem)
+// when it is empty, negative or not a number; `whole`: only whole numbers.
+function costField(id, what, whole) {
+  const field = $(id);
+  const text = field.value.trim(), value = Number(text);
+  const problem = text === '' || field.validity.badInput || !Number.isFinite(value) ? `${what}: enter a number`
+    : value < 0 ? `${what} cannot be negative` : whole && !Number.isInteger(value) ? `${what}: enter a whole number` : '';
+  field.setAttribute('aria-invalid', problem ? 'true' : 'false');
+  return { value: problem ? NaN : value, problem };
+}
+
+// What the costs of compressed sizes assume of the host, and how to get it.
+function renderServedNote() {
+  const served = $('served').value;
+  $('served-note').textContent = served === 'raw'
+    ? 'Uncompressed: what a host sends that does not compress .onnx files (application/octet-stream), as many do not.'
+    : `This assumes your host sends the model ${served}-compressed, with the header "Content-Encoding: ${served === 'brotli' ? 'br' : 'gzip'}". ` +
+      'Many hosts do not compress .onnx files (application/octet-stream): look at the response headers of your model in ' +
+      "the browser's network panel. To get it, turn on compression for .onnx files (or application/octet-stream) on your " +
+      'server or CDN, or serve precompressed files: model.onnx.br and model.onnx.gz beside model.onnx (the build plugins ' +
+      "write them with precompress: ['br', 'gzip']), sent with their Content-Encoding for browsers that accept it.";
+}
+
 function renderCost() {
+  renderServedNote();
+  const price = costField('price', 'The price', false), downloads = costField('downloads', 'Downloads per month', true);
+  const problems = [price.problem, downloads.problem].filter(Boolean);
+  $('cost-error').textContent = problems.length ? `${problems.join('. ')}.` : '';
+  $('cost-error').hidden = !problems.length;
   const r = state.result;
   if (!r) return;
-  const price = Number($('price').value) || 0, downloads = Number($('downloads').value) || 0, served = $('served').value;
+  const served = $('served').value;
   const measured = r.sizes.original[served] != null && r.sizes.shrunk[served] != null;
-  const before = downloadCost(r.sizes.original[served] ?? NaN, price, downloads);
-  const after = downloadCost(r.sizes.shrunk[served] ?? NaN, price, downloads);
+  const before = downloadCost(r.sizes.original[served] ?? NaN, price.value, downloads.value);
+  const after = downloadCost(r.sizes.shrunk[served] ?? NaN, price.value, downloads.value);
   const cells = {
     'before-month': before.month, 'before-year': before.year, 'after-month': after.month, 'after-year': after.year,
     'save-month': before.month - after.month, 'save-year': before.year - after.year,
   };
-  for (const [k, v] of Object.entries(cells)) document.querySelector(`[data-cost="${k}"]`).textContent = measured ? money(v) : '…';
+  for (const [k, v] of Object.entries(cells)) {
+    document.querySelector(`[data-cost="${k}"]`).textContent =
+      problems.length ? '–' : measured ? money(v) : r.sizes.stopped ? 'not measured' : '…';
+  }
 }
 
 function renderTensors() {
@@ -388,6 +698,7 @@ function renderTensors() {
   }
   tbody.replaceChildren(...rows.map((t) => {
     const tr = document.createElement('tr');
+    tr.className = t.changed ? 'changed' : 'kept';
     const cells = [t.name, `[${t.shape.join(', ')}]`, t.dtype, formatBytes(t.bytesBefore), formatBytes(t.bytesAfter),
                    t.changed ? t.scheme + (t.levels ? ` (${t.levels})` : '') + (t.bits ? `, ${t.bits} bits` : '') + (t.reason ? `; ${t.reason}` : '')
                              : `kept: ${t.reason}`,
@@ -399,10 +710,42 @@ function renderTensors() {
     }
     return tr;
   }));
-  for (const th of $('tensors').querySelectorAll('th')) {
+  for (const th of $('tensors').querySelector('thead').querySelectorAll('th')) {
     const b = th.querySelector('button');
     th.setAttribute('aria-sort', b.dataset.sort === key ? (down ? 'descending' : 'ascending') : 'none');
   }
+  renderTensorTotals();
+}
+
+// The rows under the tensors that make the table add up to the files: the tensors above, the
+// smaller ones, the graph and the rest, and the total (the file sizes).
+function renderTensorTotals() {
+  const r = state.result;
+  const b = byteBreakdown(r.report, r.sizes);
+  const rows = [
+    { part: 'large', name: `The ${plural(r.report.tensors.length, 'tensor')} above`, before: b.before.changed + b.before.kept,
+      after: b.after.changed + b.after.kept, note: `${b.changed} shrunk${b.kept ? `, ${b.kept} kept` : ''}` },
+    { part: 'small', name: plural(b.small, 'smaller tensor'), before: b.before.small, after: b.after.small,
+      note: b.smallFp16 ? `${b.smallFp16} as float16, ${b.small - b.smallFp16} kept` : 'kept' },
+    { part: 'graph', name: 'Graph and the rest', before: b.before.graph, after: b.after.graph, note: 'nodes, names, other tensors' },
+    { part: 'total', name: 'Total', before: b.before.total, after: b.after.total, note: sizeChange(b.before.total, b.after.total, { saves: true }) },
+  ];
+  $('tensors').querySelector('tfoot').replaceChildren(...rows.map((row) => {
+    const tr = document.createElement('tr');
+    tr.dataset.part = row.part;
+    const name = document.createElement('th');
+    name.scope = 'row';
+    name.colSpan = 3;
+    name.textContent = row.name;
+    tr.append(name);
+    for (const [text, bytes] of [[formatBytes(row.before), row.before], [formatBytes(row.after), row.after], [row.note], ['']]) {
+      const td = document.createElement('td');
+      td.textContent = text;
+      if (bytes !== undefined) td.dataset.bytes = String(bytes);
+      tr.append(td);
+    }
+    return tr;
+  }));
 }
 
 // Object URLs live until the next result: revoking one while a large download still reads from
@@ -429,6 +772,135 @@ function saveData() {
   const r = state.result;
   if (!r?.externalData) return;
   download(r.externalData, `${r.name}.shrunk.onnx.data`);
+}
+
+// --- the report, exported ----------------------------------------------------------------------
+
+// Everything the page knows of the result, as one object: the files, the options, the sizes and
+// what they cost, where the bytes go, the last check or comparison of schemes, and the engine's
+// report.
+function exportedReport() {
+  const r = state.result;
+  const { sizes } = r;
+  const served = $('served').value;
+  const price = costField('price', 'The price', false).value, downloads = costField('downloads', 'Downloads per month', true).value;
+  const cost = (bytes) => (bytes == null || Number.isNaN(price) || Number.isNaN(downloads) ? null : downloadCost(bytes, price, downloads));
+  return {
+    tool: 'onnx-shrink', version: r.report.version, madeBy: 'the onnx-shrink web page',
+    files: state.files.map((f) => ({ name: f.name, bytes: f.size })),
+    result: { name: `${r.name}.shrunk.onnx`, bytes: r.model.size,
+              ...(r.externalData ? { dataFile: { name: `${r.name}.shrunk.onnx.data`, bytes: r.externalData.size } } : {}) },
+    options: r.options,
+    sizes: {
+      original: sizes.original, shrunk: sizes.shrunk, brotliQuality: sizes.brotliQuality ?? null,
+      change: Object.fromEntries(Object.keys(KINDS).map((k) => [k, sizes.original[k] != null && sizes.shrunk[k] != null
+        ? { ratio: sizes.original[k] / sizes.shrunk[k], text: sizeChange(sizes.original[k], sizes.shrunk[k], { saves: true }) } : null])),
+    },
+    breakdown: byteBreakdown(r.report, sizes),
+    cost: { pricePerGiB: Number.isNaN(price) ? null : price, downloadsPerMonth: Number.isNaN(downloads) ? null : downloads, servedAs: served,
+            original: cost(sizes.original[served]), shrunk: cost(sizes.shrunk[served]) },
+    check: state.lastCheck ?? null,
+    compare: state.lastCompare ?? null,
+    report: r.report,
+  };
+}
+
+// The same as a readable summary (Markdown).
+export function summaryMarkdown(x) {
+  const bytes = (n) => (n == null ? 'not measured' : `${formatBytes(n)} (${n.toLocaleString('en-US')} B)`);
+  const row = (cells) => `| ${cells.join(' | ')} |`;
+  const lines = [`# onnx-shrink: ${x.files.map((f) => f.name).join(' + ')}`, ''];
+  const changed = Object.entries(x.options ?? {}).filter(([k, v]) => JSON.stringify(v) !== JSON.stringify(DEFAULTS[k]));
+  lines.push(`Shrunk in the onnx-shrink web page (version ${x.version}) into ${x.result.name}` +
+             `${x.result.dataFile ? ` and ${x.result.dataFile.name}` : ''}; mode ${x.options?.mode ?? x.report.mode}` +
+             `${changed.length ? `, ${changed.filter(([k]) => k !== 'mode').map(([k, v]) => `${k} ${Array.isArray(v) ? v.join(', ') || 'none' : v}`).join(', ')}` : ''}.`,
+             '', summaryText(x.report), '', '## Sizes', '',
+             row(['', 'Original', 'Shrunk', 'Smaller by']), row(['---', '---:', '---:', '---']));
+  for (const [k, label] of Object.entries(KINDS)) {
+    lines.push(row([k === 'brotli' && x.sizes.brotliQuality ? `brotli (quality ${x.sizes.brotliQuality})` : label,
+                    bytes(x.sizes.original[k]), bytes(x.sizes.shrunk[k]), x.sizes.change[k]?.text ?? '–']));
+  }
+  const b = x.breakdown;
+  lines.push('', '## Where the bytes go', '', row(['', 'Original', 'Shrunk']), row(['---', '---:', '---:']));
+  for (const p of breakdownParts(b, x.report.mode)) lines.push(row([capital(p.label), bytes(b.before[p.key]), bytes(b.after[p.key])]));
+  lines.push(row(['Total', bytes(b.before.total), bytes(b.after.total)]));
+  lines.push('', '## Accuracy', '');
+  const checked = (c, what) => {
+    lines.push(`${what} on ${c.inputs.map((i) => `${i.name} [${i.shape.join('x')}]${i.file ? ` from ${i.file}` : i.value !== undefined ? ` = ${i.value}` : ' random'}` +
+                                         `${i.feedBack ? ` (fed back from ${i.feedBack})` : ''}`).join(', ')}; ${samplesText(c.samples)}` +
+               `${c.threshold !== undefined ? `, decision threshold ${c.threshold}` : ''}.`, '');
+    if (c.guessedDimensions.length) {
+      lines.push(`**Not a pass: the check guessed input dimensions** (each set to 1): ${c.guessedDimensions
+        .map((g) => `${g.input} axis ${g.axis}${g.symbol ? ` (${g.symbol})` : ''}`).join(', ')}. Set them in the Shape column and check again.`, '');
+    }
+    for (const d of c.suspicions) lines.push(`- Suspicious: ${d}.`);
+    if (c.suspicions.length) lines.push('');
+  };
+  if (x.check) {
+    checked(x.check, 'Checked in onnxruntime-web');
+    lines.push(row(['Output', 'Max abs error', 'Mean abs error', 'Relative L2 error', 'Cosine', 'Same side of the threshold']),
+               row(['---', '---:', '---:', '---:', '---:', '---:']));
+    for (const o of x.check.outputs) {
+      lines.push(row([o.name, o.maxAbs.toExponential(3), o.meanAbs.toExponential(3), o.relL2.toExponential(3), o.cosine.toFixed(6),
+                      o.agreement === undefined ? '–' : `${(100 * o.agreement).toFixed(3)} %`]));
+    }
+  }
+  if (x.compare) {
+    if (x.check) lines.push('');
+    checked(x.compare, 'Schemes compared');
+    lines.push(row(['Scheme', 'File', 'Worst relative L2 error (output)']), row(['---', '---:', '---']));
+    for (const s of x.compare.schemes) lines.push(row([s.scheme, bytes(s.bytes), `${s.worst.relL2.toExponential(3)} (${s.worst.name})`]));
+  }
+  if (!x.check && !x.compare) lines.push('Not checked: run "Check accuracy" on the page, with data like your users\', before shipping the model.');
+  if (x.cost.original && x.cost.shrunk) {
+    lines.push('', '## What the download costs', '',
+               `At $${x.cost.pricePerGiB} per GiB and ${x.cost.downloadsPerMonth.toLocaleString('en-US')} downloads a month, served ` +
+               `${x.cost.servedAs === 'raw' ? 'uncompressed' : `${x.cost.servedAs}-compressed (if the host compresses .onnx files)`}: ` +
+               `${money(x.cost.original.month)} a month before, ${money(x.cost.shrunk.month)} after; ` +
+               `${money(x.cost.original.year - x.cost.shrunk.year)} a year saved.`);
+  }
+  lines.push('');
+  return lines.join('\n');
+}
+
+function exportJson() {
+  const r = state.result;
+  if (!r) return;
+  download(new Blob([`${JSON.stringify(exportedReport(), null, 2)}\n`], { type: 'application/json' }), `${r.name}.shrink-report.json`);
+}
+
+function exportSummary() {
+  const r = state.result;
+  if (!r) return;
+  download(new Blob([summaryMarkdown(exportedReport())], { type: 'text/markdown' }), `${r.name}.shrink-report.md`);
+}
+
+// --- tables wider than the window -------------------------------------------------------------
+
+// A table that scrolls sideways says so: a line above it, and its cut edge fades.
+function updateScrollCues() {
+  for (const box of document.querySelectorAll('.scroll')) {
+    const more = box.scrollWidth - box.clientWidth > 1;
+    const left = box.scrollLeft > 1, right = box.scrollLeft + box.clientWidth < box.scrollWidth - 1;
+    box.classList.toggle('more-left', more && left);
+    box.classList.toggle('more-right', more && right);
+    box.previousElementSibling.hidden = !more;
+  }
+}
+
+function scrollCues() {
+  const resized = new ResizeObserver(updateScrollCues);
+  for (const box of document.querySelectorAll('.scroll')) {
+    const cue = document.createElement('p');
+    cue.className = 'scroll-cue';
+    cue.hidden = true;
+    cue.setAttribute('aria-hidden', 'true');  // the region's label says it scrolls
+    cue.textContent = 'More columns: scroll sideways →';
+    box.before(cue);
+    box.addEventListener('scroll', updateScrollCues, { passive: true });
+    resized.observe(box);
+    if (box.firstElementChild) resized.observe(box.firstElementChild);
+  }
 }
 
 // Runs one job in a worker of its own: resolves with the first message `isFinal` accepts, rejects
@@ -463,10 +935,14 @@ function checkModel(files, result, inputs, onProgress) {
   const originalExternal = {};
   for (const f of files) if (f !== model) originalExternal[f.name] = f;
   const shrunkExternal = result.externalData ? { [`${result.name}.shrunk.onnx.data`]: result.externalData } : {};
-  const text = $('check-threshold').value.trim();
-  const threshold = text === '' ? undefined : Number(text);
+  const threshold = thresholdValue();
   return workerJob('./check.js', { original: model, originalExternal, shrunk: result.model, shrunkExternal, inputs, threshold },
                    (data) => data.outputs !== undefined, onProgress);
+}
+
+function thresholdValue() {
+  const text = $('check-threshold').value.trim();
+  return text === '' ? undefined : Number(text);
 }
 
 function tableRows(rows) {
@@ -496,20 +972,40 @@ function setChecking(busy) {
 
 // The check buttons are off while a check runs; returns the inputs, or null (and says why).
 function beginCheck() {
+  $('check-error').hidden = true;
   try {
     const inputs = checkInputs();
     setChecking(true);
     return inputs;
   } catch (e) {
-    $('check-status').textContent = `Could not compare: ${e.message}`;
+    $('check-table').hidden = true;
+    showCheckError(e.message);
     return null;
   }
+}
+
+// A check's inputs as the report keeps them (a data file by its name).
+const inputsForReport = (inputs) => inputs.map(({ name, dtype, shape, value, file, feedBack }) =>
+  ({ name, dtype, shape, ...(value !== undefined ? { value } : {}), ...(file ? { file: file.name } : {}), ...(feedBack ? { feedBack } : {}) }));
+
+// An output's name in the check's table, with what makes its numbers suspicious.
+function outputCell(o) {
+  const cell = document.createDocumentFragment();
+  cell.append(o.name);
+  if (o.constant || o.identical) {
+    const tag = document.createElement('span');
+    tag.className = 'tag';
+    tag.textContent = o.constant ? 'constant' : 'identical in both';
+    cell.append(' ', tag);
+  }
+  return cell;
 }
 
 async function checkAccuracy() {
   const r = state.result;
   const inputs = r && beginCheck();
   if (!inputs) return;
+  const guessed = guessedNow();
   $('check-status').textContent = 'Loading onnxruntime-web and running both models…';
   try {
     const data = await checkModel(state.files, r, inputs, (d) => ($('check-status').textContent = `Running both models: sample ${d.done} of ${d.samples}…`));
@@ -518,13 +1014,29 @@ async function checkAccuracy() {
       return;
     }
     const text = inputsText(inputs, data.samples);
-    $('check-status').textContent = `${text[0].toUpperCase()}${text.slice(1)}; both models:`;
+    $('check-status').textContent = `${capital(text)}; both models:`;
+    const doubts = suspicions(data.outputs);
+    const worst = worstOutput(data.outputs);
+    const random = inputs.some((input) => !input.file && input.value === undefined);
+    renderVerdict({ guessed, doubts,
+                    okText: `The output that moved most, '${worst.name}', has a relative L2 error of ${worst.relL2.toExponential(2)}.` +
+                            (random ? ' Random inputs show that the model runs; data like your users\' shows the error they will get.' : '') });
+    $('check-caption').textContent = guessed.length ? 'On guessed shapes: not a pass' : 'How far each output moved';
     $('check-table').querySelector('tbody').replaceChildren(...tableRows(data.outputs.map((o) =>
-      [o.name, o.maxAbs.toExponential(3), o.meanAbs.toExponential(3), o.relL2.toExponential(3), o.cosine.toFixed(6),
+      [outputCell(o), o.maxAbs.toExponential(3), o.meanAbs.toExponential(3), o.relL2.toExponential(3), o.cosine.toFixed(6),
        o.agreement === undefined ? '–' : `${(100 * o.agreement).toFixed(3)} %`])));
+    $('check-table').classList.toggle('unverified', guessed.length > 0);
     $('check-table').hidden = false;
+    state.lastCheck = { inputs: inputsForReport(inputs), threshold: thresholdValue(), samples: data.samples,
+                        verdict: $('check-verdict').dataset.verdict, guessedDimensions: guessed, suspicions: doubts, outputs: data.outputs };
+    updateScrollCues();
   } catch (e) {
-    $('check-status').textContent = e.stopped ? e.message : `Could not compare: ${e.message}`;
+    if (e.stopped) {
+      $('check-status').textContent = e.message;
+    } else {
+      $('check-table').hidden = true;  // the last check's numbers were for other inputs
+      showCheckError(e.message, guessed);
+    }
   } finally {
     setChecking(false);
   }
@@ -535,6 +1047,7 @@ async function checkAccuracy() {
 async function compareSchemes() {
   const inputs = state.result && beginCheck();
   if (!inputs) return;
+  const guessed = guessedNow();
   const mode = chosenMode();
   const status = (text) => ($('check-status').textContent = text);
   const files = state.files;  // the model compared, even if another is dropped meanwhile
@@ -549,10 +1062,16 @@ async function compareSchemes() {
       });
       const checked = await checkModel(files, made, inputs, (d) => status(`Scheme ${scheme}: sample ${d.done} of ${d.samples}…`));
       const worst = worstOutput(checked.outputs);
-      rows.push({ scheme, raw: sized.sizes.shrunk.raw, gzip: sized.sizes.shrunk.gzip, worst, samples: checked.samples });
+      rows.push({ scheme, raw: sized.sizes.shrunk.raw, gzip: sized.sizes.shrunk.gzip, worst, samples: checked.samples,
+                  doubts: suspicions(checked.outputs) });
     }
   } catch (e) {
-    status(e.stopped ? e.message : `Could not compare: ${e.message}`);
+    if (e.stopped) {
+      status(e.message);
+    } else {
+      $('compare-table').hidden = true;  // the last comparison was of other inputs
+      showCheckError(e.message, guessed);
+    }
     return;
   } finally {
     setChecking(false);
@@ -577,6 +1096,11 @@ async function compareSchemes() {
             `${r.worst.relL2.toExponential(3)} (${r.worst.name})`, use];
   })));
   $('compare-table').hidden = false;
+  const doubts = [...new Set(rows.flatMap((r) => r.doubts.map((d) => `${d} (scheme ${r.scheme})`)))];
+  renderVerdict({ guessed, doubts, okText: 'Each scheme\'s worst output is in the table.' });
+  state.lastCompare = { inputs: inputsForReport(inputs), threshold: thresholdValue(), samples: rows[0].samples, guessedDimensions: guessed,
+                        suspicions: doubts, schemes: rows.map((r) => ({ scheme: r.scheme, bytes: r.raw, gzipBytes: r.gzip, worst: r.worst })) };
+  updateScrollCues();
 }
 
 // --- wiring ------------------------------------------------------------------------------------
@@ -626,6 +1150,9 @@ function init() {
   $('check-run').addEventListener('click', checkAccuracy);
   $('compare-run').addEventListener('click', compareSchemes);
   $('check-stop').addEventListener('click', () => [...checkJobs].forEach((stop) => stop()));
+  $('measure').addEventListener('click', measureAgain);
+  $('export-json').addEventListener('click', exportJson);
+  $('export-summary').addEventListener('click', exportSummary);
   for (const id of ['price', 'downloads', 'served']) persist(id);
   $('served').addEventListener('change', renderCost);
   for (const b of $('tensors').querySelectorAll('button[data-sort]')) {
@@ -635,6 +1162,8 @@ function init() {
     });
   }
   showLevels();
+  renderCost();  // the served-as note, and a saved price that is not valid
+  scrollCues();
 }
 
 init();
