@@ -62,7 +62,12 @@ def main():
     nodes.append(helper.make_node("Identity", [x], ["y"]))
     g = helper.make_graph(nodes, "generated", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, DIM])],
                           [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, DIM])], inits)
-    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)], producer_name="onnx-shrink bench")
+    save(g, path)
+
+
+def save(graph, path):
+    """Writes `graph` as an opset 17, IR 8 model (the bench models' header)."""
+    m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], producer_name="onnx-shrink bench")
     m.ir_version = 8
     with open(path, "wb") as f:
         f.write(m.SerializeToString())

@@ -14,10 +14,14 @@ Each convolution or block reads a graph input of its own and writes a graph outp
 valid ONNX, not meant to be run as one network). Weights are deterministic (seeded) and their
 output channels' ranges differ, as trained weights' do.
 """
+import os
 import sys
 
 import numpy as np
 from onnx import TensorProto, helper, numpy_helper
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from make_model import save  # noqa: E402
 
 
 def spread(rng, shape, std):
@@ -91,11 +95,7 @@ def main():
     family, size_mb, path = sys.argv[1], float(sys.argv[2]), sys.argv[3]
     build = {"conv": conv_net, "transformer": transformer}[family]
     nodes, inits, inputs, outputs = build(np.random.default_rng(4321), size_mb * 1e6)
-    g = helper.make_graph(nodes, f"generated {family}", inputs, outputs, inits)
-    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)], producer_name="onnx-shrink bench")
-    m.ir_version = 8
-    with open(path, "wb") as f:
-        f.write(m.SerializeToString())
+    save(helper.make_graph(nodes, f"generated {family}", inputs, outputs, inits), path)
 
 
 if __name__ == "__main__":
