@@ -54,8 +54,6 @@ std::string OptionWords::list(bool quote) const {
   return s;
 }
 
-std::string bits_word(uint32_t bits) { return bits == 0 ? "auto" : std::to_string(bits); }
-
 std::string bits_words() {
   std::string s = "auto";
   size_t left = 0;

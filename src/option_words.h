@@ -49,8 +49,6 @@ extern const OptionWords kFormWords;      // Form
 extern const OptionWords kSmallWords;     // SmallTensors
 extern const OptionWords kExternalWords;  // ExternalData
 
-// Options::bits as a word: "auto" for 0, else the number (the code formats' bits: code_format.h).
-std::string bits_word(uint32_t bits);
 // "auto, 8, 9, 10, 12 or 16".
 std::string bits_words();
 // The bits `word` names; false for a word that names none.

@@ -45,25 +45,22 @@ Walk walk_of(const std::vector<int64_t>& dims, const std::vector<int64_t>& opera
   return w;
 }
 
-// value[j] = value[j] op operand[j * stride] for a run (stride 0: one operand value).
-void run(float* v, const float* p, uint64_t stride, uint64_t n, Step::Kind kind) {
-  for (uint64_t j = 0; j < n; ++j) {
-    const float a = v[j], c = p[j * stride];
-    // Mod (fmod) only ever sees whole numbers (part_of): its remainder is then exact this way.
-    v[j] = kind == Step::Mul ? a * c : kind == Step::Add ? a + c : kind == Step::Sub ? a - c : kind == Step::Div ? a / c
-                                                                                          : a - c * std::trunc(a / c);
-  }
+// a op c for a binary step. Mod (fmod) only ever sees whole numbers (part_of): its remainder is
+// then exact this way.
+inline float combine(float a, float c, Step::Kind kind) {
+  return kind == Step::Mul ? a * c : kind == Step::Add ? a + c : kind == Step::Sub ? a - c : kind == Step::Div ? a / c
+                                                                                   : a - c * std::trunc(a / c);
 }
 
-// One binary step over values [k0, k0 + n), in place.
-void apply(float* v, uint64_t k0, uint64_t n, const Walk& w, const float* operand, Step::Kind kind) {
+// value[j] = value[j] op operand[j * stride] for a run (stride 0: one operand value).
+void run(float* v, const float* p, uint64_t stride, uint64_t n, Step::Kind kind) {
+  for (uint64_t j = 0; j < n; ++j) v[j] = combine(v[j], p[j * stride], kind);
+}
+
+// One binary step over the n values, in place.
+void apply(float* v, uint64_t n, const Walk& w, const float* operand, Step::Kind kind) {
   const size_t dims = w.dims;
-  uint64_t position[Walk::kMost] = {}, offset = 0, rest = k0;
-  for (size_t d = 0; d < dims; ++d) {
-    position[d] = rest % w.extent[d];
-    rest /= w.extent[d];
-    offset += position[d] * w.stride[d];
-  }
+  uint64_t position[Walk::kMost] = {}, offset = 0;
   while (n > 0) {
     const uint64_t count = std::min(w.extent[0] - position[0], n);
     run(v, operand + offset, w.stride[0], count, kind);
@@ -242,7 +239,7 @@ void Expander::binary(Array& x, const Array& b, Step::Kind kind) {
   // it): in place, run by run. (Value by value through a multi-index, expand() ran at 40 MB/s.)
   const Walk w = walk_of(out, b.dims);
   if (count(out) == x.values.size() && w.ok) {
-    apply(x.values.data(), 0, x.values.size(), w, b.values.data(), kind);
+    apply(x.values.data(), x.values.size(), w, b.values.data(), kind);
     x.dims = out;
     return;
   }
@@ -265,9 +262,7 @@ void Expander::binary(Array& x, const Array& b, Step::Kind kind) {
   uint64_t ia = 0, ib = 0;
   for (uint64_t k = 0; k < n; ++k) {
     const float a = x.values[ia], c = b.values[ib];
-    // Mod (fmod) only ever sees whole numbers (part_of): its remainder is then exact this way.
-    result[k] = kind == Step::Mul ? a * c : kind == Step::Add ? a + c : kind == Step::Sub ? a - c : kind == Step::Div ? a / c
-                                                                                          : a - c * std::trunc(a / c);
+    result[k] = combine(a, c, kind);
     for (size_t d = rank; d-- > 0;) {  // advance the multi-index
       ia += sa[d];
       ib += sb[d];
