@@ -317,6 +317,20 @@ test('one tab stop opens the file chooser, and it shows its focus', async ({ pag
 
 // --- the result view at 1280 and 390 px ------------------------------------------------------
 
+test('the page names its version and links this version\'s package and README', async ({ page }) => {
+  const { name, version } = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8'));
+  await page.goto('/');
+  await expect(page.locator('#version')).toHaveText(`version ${version}`);
+  await expect(page.locator('#package-link')).toHaveAttribute('href', `https://www.npmjs.com/package/${name}/v/${version}`);
+  // The README link is served beside the page (no other origin), readable as text, and is this README.
+  const readme = await page.locator('#readme-link').evaluate((a) => a.href);
+  expect(new URL(readme).origin).toBe(new URL(page.url()).origin);
+  const response = await page.request.get(readme);
+  expect(response.status()).toBe(200);
+  expect(response.headers()['content-type']).toMatch(/^text\/plain/);
+  expect(await response.text()).toBe(readFileSync(path.join(root, 'README.md'), 'utf8'));
+});
+
 test('the result view at 1280 and 390 px: screenshots kept, chart visible, nothing wider than the window', async ({ page }, info) => {
   await page.setViewportSize({ width: 1280, height: 900 });
   await shrinkOnPage(page, det);

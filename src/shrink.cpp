@@ -11,7 +11,7 @@
 
 namespace onnx_shrink {
 
-const char* version() { return "0.1.0"; }
+const char* version() { return ONNX_SHRINK_VERSION; }  // package.json's, set by CMakeLists.txt
 
 const char* error_code_name(ErrorCode code) {
   switch (code) {

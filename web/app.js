@@ -1114,6 +1114,19 @@ function persist(id) {
   });
 }
 
+// The footer names the version this page runs, from the package file the build copies beside the
+// engine, and links that version's package page.
+async function showVersion() {
+  try {
+    const response = await fetch(new URL('./vendor/onnx-shrink/package.json', import.meta.url));
+    const { name, version } = await response.json();
+    $('version').textContent = `version ${version}`;
+    $('package-link').href = `https://www.npmjs.com/package/${name}/v/${version}`;
+  } catch {
+    // The page works without it; the footer keeps "version unknown".
+  }
+}
+
 function init() {
   const drop = $('drop');
   drop.addEventListener('click', () => $('file').click());
@@ -1164,6 +1177,7 @@ function init() {
   showLevels();
   renderCost();  // the served-as note, and a saved price that is not valid
   scrollCues();
+  showVersion();
 }
 
 init();
