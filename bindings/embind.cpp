@@ -56,13 +56,15 @@ Options convert(const val& j) {
   o.block = static_cast<uint32_t>(number("block"));
   o.bits = static_cast<uint32_t>(number("bits"));
   o.min_elements = static_cast<uint64_t>(number("minElements"));
+  // tensorBits: {name: bits}, which core.js passes as strings of the bits' character code and the
+  // name (a smaller module than reading the object here).
+  for (const std::string& s : strings(j["tensorBitsList"])) o.tensor_bits.emplace_back(s.substr(1), static_cast<uint8_t>(s[0]));
   o.exclude = strings(j["exclude"]);
   o.exclude_nodes = strings(j["excludeNodes"]);
   o.exclude_ops = strings(j["excludeOps"]);
   o.external_location = text("externalLocation");
   o.external_threshold = static_cast<uint64_t>(number("externalThreshold"));
   o.external_alignment = static_cast<uint32_t>(number("externalAlignment"));
-  o.rounding_draw = static_cast<uint32_t>(number("roundingDraw"));
   return o;
 }
 

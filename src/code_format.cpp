@@ -9,6 +9,14 @@ namespace onnx_shrink {
 namespace {
 const CodeFormat kFormats[] = {
     // name     bits low  codebook  code type     code range
+    // Fewer than 8 bits: one int8 per value still (the same chain, at any opset), in a narrower
+    // range, so the stored bytes compress to about their entropy (gzip, brotli) — about `bits` bits.
+    {"int2", 2, 0, false, onnx::kInt8, -2, 1},
+    {"int3", 3, 0, false, onnx::kInt8, -4, 3},
+    {"int4", 4, 0, false, onnx::kInt8, -8, 7},
+    {"int5", 5, 0, false, onnx::kInt8, -16, 15},
+    {"int6", 6, 0, false, onnx::kInt8, -32, 31},
+    {"int7", 7, 0, false, onnx::kInt8, -64, 63},
     {"int8", 8, 0, false, onnx::kInt8, -128, 127},
     {"int8+1", 9, 1, false, onnx::kInt8, -128, 127},
     {"int8+2", 10, 2, false, onnx::kInt8, -128, 127},
@@ -29,9 +37,9 @@ const CodeFormat* format_with_bits(uint32_t bits) {
 
 const CodeFormat& format_of(const Int8Layout& l) {
   for (const CodeFormat& f : code_formats()) {
-    if (f.codebook == l.codebook && static_cast<int32_t>(f.low_bits) == (l.codebook ? 0 : l.low_bits)) return f;
+    if (l.codebook ? f.codebook : !f.codebook && f.bits == l.code_bits + static_cast<uint32_t>(l.low_bits)) return f;
   }
-  return code_formats()[0];  // (unreachable: the planner only gives low bits of the table's formats)
+  return *format_with_bits(8);  // (unreachable: the planner only gives bits of the table's formats)
 }
 
 Grouping grouping_of(const Int8Layout& l) {

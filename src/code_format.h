@@ -23,12 +23,15 @@ namespace onnx_shrink {
 struct Int8Layout;
 
 struct CodeFormat {
-  const char* name;   // "int8", "int8+1" (9 bits), "int8+2", "int8+4", "int8+8", "codebook"
-  uint32_t bits;      // bits per value
+  const char* name;   // "int2" ... "int7", "int8", "int8+1" (9 bits), "int8+2", "int8+4", "int8+8", "codebook"
+  uint32_t bits;      // bits per value (below 8: codes in a narrower range, still one byte each)
   uint32_t low_bits;  // of those, the ones below the stored 8-bit code, packed apart (8 / low_bits per byte)
   bool codebook;      // the code indexes a table of 256 float levels
   int32_t code_type;  // ONNX type of the stored codes (int8; uint8 for a codebook)
-  int32_t code_min, code_max;  // the stored codes' range (one byte per value)
+  int32_t code_min, code_max;  // the range of the codes (one byte per value)
+
+  // Bits of the stored code itself: `bits` up to 8, then 8 (the rest are low bits).
+  uint32_t code_bits() const { return bits - low_bits; }
 
   // Steps between the lowest and the highest code: 255 for 8 bits.
   double steps() const { return static_cast<double>((uint64_t(1) << bits) - 1); }
@@ -40,7 +43,7 @@ struct CodeFormat {
   uint32_t codes_per_low_byte() const { return low_bits ? 8 / low_bits : 0; }
 };
 
-// The table: every format, plain 8-bit codes first.
+// The table: every format, by bits per value (the codebook last).
 struct CodeFormats {
   const CodeFormat* first;
   size_t count;
@@ -51,7 +54,7 @@ struct CodeFormats {
   const CodeFormat& operator[](size_t k) const { return first[k]; }
 };
 CodeFormats code_formats();
-// The format of `bits` per value (8, 9, 10, 12, 16), or nullptr: what Options::bits may name.
+// The format of `bits` per value (2 ... 8, 9, 10, 12, 16), or nullptr: what Options::bits may name.
 const CodeFormat* format_with_bits(uint32_t bits);
 // The format of a layout (its low bits, or its codebook).
 const CodeFormat& format_of(const Int8Layout& l);

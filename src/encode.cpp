@@ -54,7 +54,7 @@ ONNX_SHRINK_COLD void uniform_codes(const Int8Layout& l, const uint8_t* x, uint6
   std::vector<float> lo, hi;
   group_ranges(l, x, n, lo, hi);
   params.resize(l.groups);
-  for (uint64_t g = 0; g < l.groups; ++g) params[g] = kernels::int8_params(lo[g], hi[g], l.low_bits);
+  for (uint64_t g = 0; g < l.groups; ++g) params[g] = kernels::int8_params(lo[g], hi[g], l.low_bits, l.code_bits);
   auto low_at = [&](uint64_t k) { return low ? low + k : nullptr; };
   switch (l.kind) {
     case Int8Layout::Tensor:
@@ -86,7 +86,18 @@ ONNX_SHRINK_COLD void uniform_codes(const Int8Layout& l, const uint8_t* x, uint6
       break;
     }
   }
-  if (l.draw) redraw(l, x, n, out, params, e, row_weights, low);
+  if (kRoundingDraws && l.draw) redraw(l, x, n, out, params, e, row_weights, low);
+}
+
+// The order-0 entropy of `n` code bytes, in bytes.
+uint64_t entropy_bytes(const int8_t* codes, uint64_t n) {
+  uint64_t counts[256] = {};
+  for (uint64_t k = 0; k < n; ++k) ++counts[static_cast<uint8_t>(codes[k])];
+  double digits = 0;  // decimal digits (log10, which the module has already, rather than log2)
+  for (const uint64_t c : counts) {
+    if (c) digits -= double(c) * std::log10(double(c) / double(n));
+  }
+  return static_cast<uint64_t>(digits / (8 * 0.30102999566398120) + 0.5);
 }
 
 // The low bits of every code, packed 8 / bits to a byte from the lowest bits up: byte j holds
@@ -122,7 +133,7 @@ ONNX_SHRINK_COLD void Encoder::int8(int32_t i) {
     if (n) lo = hi = kernels::load_f32(x), kernels::minmax(x, static_cast<size_t>(n), lo, hi, finite);
     kernels::SeedParams p = kernels::seed_params(lo, hi);
     kernels::quantize_seed(x, static_cast<size_t>(n), p, codes_.data(), e);
-    if (l.draw && p.scale > 0) {
+    if (kRoundingDraws && l.draw && p.scale > 0) {
       // A draw needs no parity with the original tool: its grid, shifted, in this engine's arithmetic.
       std::vector<kernels::Int8Params> grid(1);
       grid[0].scale = p.scale, grid[0].inv_scale = 1.0f / p.scale, grid[0].offset = p.offset;
@@ -193,6 +204,7 @@ ONNX_SHRINK_COLD void Encoder::int8(int32_t i) {
   if (item.report < 0) return;
   TensorReport& report = plan_.report.tensors[item.report];
   set_sqnr(report, e.signal, e.noise);
+  report.entropy_bytes = entropy_bytes(codes_.data(), n) + n * static_cast<uint64_t>(l.low_bits) / 8;
   if (moved) note_rounded_inward(report, moved, t.data_type);
 }
 

@@ -44,7 +44,7 @@ float power_of(float m, int power) {
 // for 8 bits) over [min(lo, 0), max(hi, 0)] for `count` values.
 double uniform_noise(float lo, float hi, double count) {
   const double l = lo < 0 ? lo : 0, h = hi > 0 ? hi : 0;
-  const double step = (h - l) / code_formats()[0].steps();
+  const double step = (h - l) / format_with_bits(8)->steps();
   return count * step * step / 12.0;
 }
 
@@ -335,7 +335,7 @@ void multiply_along(const uint8_t* x, const std::vector<int64_t>& dims, int64_t 
 }
 
 ONNX_SHRINK_COLD Int8Layout choose_int8_layout(const uint8_t* x, const std::vector<int64_t>& dims, int64_t out_axis, int64_t in_axis,
-                                               Form form, bool search) {
+                                               Form form, bool search, bool codebooks) {
   std::string note;
   const size_t rank = dims.size();
   const uint64_t n = product(dims, 0, rank);
@@ -364,7 +364,7 @@ ONNX_SHRINK_COLD Int8Layout choose_int8_layout(const uint8_t* x, const std::vect
   // the cheap test on a sample, and the estimate of the scheme above is made only when needed.
   bool estimated = false;
   Int8Layout chosen = best;
-  for (size_t a = 0; a < rank; ++a) {
+  for (size_t a = 0; a < rank && codebooks; ++a) {
     if (dims[a] < 2) continue;
     const double noise = codebook_noise(x, dims, static_cast<int64_t>(a));
     if (!std::isfinite(noise)) continue;

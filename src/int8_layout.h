@@ -39,6 +39,8 @@ struct Int8Layout {
   int64_t factor_axis = -1;      // separable: the axis of the second factor
   int factor_power = 0;          // separable: factor = max|x| along factor_axis, to the power /4
   bool codebook = false;         // codes index `table`; factor along `axis` (power 4)
+  uint32_t code_bits = 8;        // uniform and separable: bits of the stored code (2 ... 8; below 8 in a
+                                 // narrower range, one byte each still: see code_format.h)
   int32_t low_bits = 0;          // uniform and separable: bits of each code below its top 8, stored
                                  // packed apart (fold form only; see kernels::Int8Params)
   uint32_t draw = 0;             // Options::rounding_draw
@@ -60,7 +62,7 @@ Int8Layout uniform_layout(const std::vector<int64_t>& dims, int64_t axis, uint32
 // Otherwise: per output channel with a factor per input channel (separable), or a codebook when
 // one is estimated to be 6 dB more accurate.
 Int8Layout choose_int8_layout(const uint8_t* x, const std::vector<int64_t>& dims, int64_t out_axis, int64_t in_axis,
-                              Form form, bool search);
+                              Form form, bool search, bool codebooks = true);
 
 // The SQNR (dB) a layout of channels or blocks (axis >= 0) is expected to give `x` with 8-bit
 // codes, estimated from a sample of its slices: for ordering tensors by it.

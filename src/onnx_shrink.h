@@ -109,6 +109,11 @@ struct Options {
                                        // per block along the reduction axis
   uint64_t min_elements = 16384;       // smaller tensors get no 8-bit codes (see `small`)
   uint32_t bits = 0;                   // int8: bits per value of the codes. 8: plain 8-bit codes.
+                                       // 2 ... 7: codes in a narrower range, still one int8 each
+                                       // (the same chain): the raw size is that of 8 bits, but
+                                       // gzip and brotli store about `bits` bits per value (the
+                                       // codes' entropy). Codebooks need 8: those tensors take
+                                       // uniform or separable codes instead.
                                        // 9, 10, 12, 16 (fold form): each code's low bits are
                                        // stored packed beside its 8-bit code (n * (bits - 8) / 8
                                        // more bytes), and the graph adds them back; each bit
@@ -118,6 +123,10 @@ struct Options {
                                        // is never larger than with 8. Codebooks keep 8; so do
                                        // models below opset 10 (whose Mod the graph needs).
   SmallTensors small = SmallTensors::Auto;
+  // int8: bits for named tensors (of at least min_elements values), instead of `bits` (0: auto):
+  // a different bit depth per tensor, as a target search gives it. A name that is no float tensor
+  // of the model is an error.
+  std::vector<std::pair<std::string, uint32_t>> tensor_bits;
   std::vector<std::string> exclude;        // tensor names to leave alone
   std::vector<std::string> exclude_nodes;  // node names: the weights they consume are left alone
   std::vector<std::string> exclude_ops;    // op types: the weights they consume are left alone
@@ -127,6 +136,7 @@ struct Options {
                                        // same weights (codebooks and groups holding an exact zero
                                        // excepted). For measuring how much a model's output error
                                        // depends on rounding alone (bench/); not a quality knob.
+                                       // Native builds only (the WebAssembly module refuses it).
 
   ExternalData external = ExternalData::Auto;
   std::string external_location;        // file name written into the model (e.g. "model.onnx.data")
@@ -281,7 +291,10 @@ struct TensorReport {
   int64_t factor_axis = -1;   // separable scales: the axis of the second factor
   uint32_t block = 0;
   uint32_t levels = 0;        // palette: distinct values used
-  uint32_t bits = 0;          // int8: bits per value (8, or more with low bits)
+  uint32_t bits = 0;          // int8: bits per value (2 ... 8, or more with low bits)
+  uint64_t entropy_bytes = 0;  // int8: the stored codes' entropy in bytes (order 0, over the tensor's
+                               // code bytes; low bits at their width): about what gzip and brotli
+                               // store for them
   double sqnr_db = 0;         // 10 log10(sum x^2 / sum (x - x')^2)
   bool exact = false;         // no error at all (sqnr is infinite)
 };

@@ -49,7 +49,7 @@ extern const OptionWords kFormWords;      // Form
 extern const OptionWords kSmallWords;     // SmallTensors
 extern const OptionWords kExternalWords;  // ExternalData
 
-// "auto, 8, 9, 10, 12 or 16".
+// "auto, 2, 3, 4, 5, 6, 7, 8, 9, 10, 12 or 16".
 std::string bits_words();
 // The bits `word` names; false for a word that names none.
 bool parse_bits(const std::string& word, uint32_t& bits);

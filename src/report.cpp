@@ -193,7 +193,7 @@ std::string to_json(const Report& r) {
       if (t.factor_axis >= 0) j.key("factorAxis"), j.integer(t.factor_axis);
       if (t.block) j.key("block"), j.unsigned_integer(t.block);
       if (t.levels) j.key("levels"), j.unsigned_integer(t.levels);
-      if (t.bits) j.key("bits"), j.unsigned_integer(t.bits);
+      if (t.bits) j.key("bits"), j.unsigned_integer(t.bits), j.key("entropyBytes"), j.unsigned_integer(t.entropy_bytes);
       j.key("sqnrDb");
       if (t.exact) j.null();
       else j.number(t.sqnr_db);

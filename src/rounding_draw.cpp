@@ -40,7 +40,7 @@ void redraw(const Int8Layout& l, const uint8_t* x, uint64_t n, int8_t* out, std:
       const uint64_t g = group_at(l, k);
       const kernels::Int8Params& p = params[g];
       const float v = kernels::load_f32(x + 4 * k), offset = p.offset + shift[g] * p.scale;
-      const int32_t first = -128 * (1 << p.bits), last = -first - 1;
+      const int32_t first = p.first(), last = p.last();
       int32_t q = static_cast<int32_t>(std::nearbyint(v * p.inv_scale - shift[g])) + p.zero;
       q = q < first ? first : q > last ? last : q;
       if (pass) {

@@ -21,6 +21,14 @@
 
 namespace onnx_shrink {
 
+// Draws are a measuring tool of the native build (bench/ runs the native CLI): the WebAssembly
+// module, which users download, leaves them out (0.6 KB gzipped), and shrink() refuses a draw there.
+#if defined(__EMSCRIPTEN__)
+constexpr bool kRoundingDraws = false;
+#else
+constexpr bool kRoundingDraws = true;
+#endif
+
 // The shift of group g's grid for draw `l.draw`, in steps, in [-1/2, 1/2) (0 for draw 0): from a
 // hash of the draw, the tensor and g.
 float draw_shift(const Int8Layout& l, uint64_t g);

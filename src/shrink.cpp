@@ -1,4 +1,5 @@
 // The entry points: index -> plan -> encode -> write.
+#include <algorithm>
 #include <cstring>
 
 #include "code_format.h"
@@ -6,6 +7,7 @@
 #include "index.h"
 #include "option_words.h"
 #include "plan.h"
+#include "rounding_draw.h"
 #include "proto/onnx_fields.h"
 #include "write.h"
 
@@ -58,10 +60,16 @@ void validate(const Options& o) {
     if (o.block && o.scheme == Scheme::Tensor) bad("block and scheme 'tensor' exclude each other");
   }
   if (o.bits != 0 && !format_with_bits(o.bits)) bad("bits must be " + bits_words() + " (got " + std::to_string(o.bits) + ")");
+  // (Each tensor's bits are checked with the model: selection.cpp. Above 8 in the DequantizeLinear
+  // form, a tensor keeps 8, as the report says.)
+  if (!o.tensor_bits.empty() && (o.mode == Mode::Palette || o.scheme == Scheme::Tensor)) {
+    bad("tensor bits apply to int8 mode, not to scheme 'tensor'");
+  }
+  if (o.bits > 8 && o.form == Form::Dq) bad("bits above 8 need the fold form: DequantizeLinear takes 8-bit codes");
+  if (o.bits && o.bits != 8 && o.scheme == Scheme::Tensor) bad("scheme 'tensor' is the original tool's 8-bit formula: it takes no other bits");
   if (o.mode == Mode::Palette && o.bits) bad("bits applies to int8 mode; palette mode takes levels");
   if (o.mode == Mode::Palette && o.small == SmallTensors::Fp16) bad("small applies to int8 mode: palette mode keeps every tensor's type");
-  if (o.bits > 8 && o.form == Form::Dq) bad("bits above 8 need the fold form: DequantizeLinear takes 8-bit codes");
-  if (o.bits > 8 && o.scheme == Scheme::Tensor) bad("scheme 'tensor' is the original tool's 8-bit formula: it takes no bits above 8");
+  if (o.rounding_draw && !kRoundingDraws) bad("rounding draws are a measuring tool of the native build (bench/)");
   if (o.rounding_draw && o.mode != Mode::Int8) bad("rounding draw applies to int8 mode");
   if (o.rounding_draw && o.form == Form::Dq) {
     bad("rounding draw needs the fold form: a shifted grid has no integer zero point for DequantizeLinear");

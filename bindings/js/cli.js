@@ -21,11 +21,11 @@ const CLI_NOTES = {
           "(the lowest worst-output rel. L2); give it many inputs: one input's verdict often differs on another",
 };
 function usage(o) {
-  const takes = Array.isArray(o.words) ? [...o.words, ...(o.numbers ?? [])].join('|') : o.words ? 'S' : Array.isArray(o.default) ? 'NAME,...' : 'N';
+  const takes = Array.isArray(o.words) ? [...o.words, ...(o.numbers ?? [])].join('|') : o.words ? 'S' : Array.isArray(o.default) ? 'NAME,...' : typeof o.default === 'object' ? 'NAME=B,...' : 'N';
   const head = `  ${o.flag} ${takes}`;
   const perMode = Array.isArray(o.words) ? '' : Object.entries(o.words ?? {}).map(([mode, w]) => `${mode}: ${w.join(' | ')}; `).join('');
   const range = o.max === undefined ? '' : ` (${o.min}..${o.max}${o.powerOfTwo ? ', a power of two' : ''})`;
-  const fallback = o.default === '' || Array.isArray(o.default) ? '' : `; default ${o.default}`;
+  const fallback = o.default === '' || typeof o.default === 'object' ? '' : `; default ${o.default}`;
   const text = (o.mode ? `${o.mode}: ` : '') + perMode + o.help.replace(/`(\w+)`/g, (_, key) => OPTION[key].flag ?? key) + range + fallback +
                (CLI_NOTES[o.key] ? `. ${CLI_NOTES[o.key]}` : '');
   const lines = [];  // of up to 72 columns, after the flag's 28
@@ -136,6 +136,13 @@ function parse(argv) {
   };
   // An option of options.js: a word (or one of its numbers), names, or a whole number.
   const optionValue = (o, v) => {
+    if (o.key === 'tensorBits') {  // NAME=BITS,... (a name may hold '=': the last one splits)
+      return Object.fromEntries(list(v).map((item) => {
+        const m = /^(.+)=(\d+)$/.exec(item);
+        if (!m) throw new UsageError(`${o.flag} takes NAME=BITS pairs, e.g. conv1.weight=4,fc.weight=6, not '${item}'`);
+        return [m[1], Number(m[2])];
+      }));
+    }
     if (!o.words) return Array.isArray(o.default) ? list(v) : numeric(o.flag, v);
     choice(o.flag, v, [...words(o), ...(o.numbers ?? [])]);
     return words(o).includes(v) ? v : Number(v);

@@ -52,7 +52,7 @@ export function normaliseOptions(options = {}) {
       out[key] = value;
       continue;
     }
-    const expected = Array.isArray(option.default) ? 'array' : typeof option.default;
+    const expected = Array.isArray(option.default) ? 'array' : option.default === null ? 'null' : typeof option.default;
     const actual = Array.isArray(value) ? 'array' : value === null ? 'null' : typeof value;
     if (expected !== actual) throw badOption(`option '${key}' should be ${expected === 'array' ? 'an' : 'a'} ${expected}, not ${actual}`);
     if (option.words && !words(option).includes(value)) throw badOption(`${key} must be ${quoted(words(option))}, not '${value}'`);
@@ -64,9 +64,14 @@ export function normaliseOptions(options = {}) {
     if (expected === 'array' && !value.every((v) => typeof v === 'string')) {
       throw badOption(`option '${key}' should list names (strings)`);
     }
+    if (expected === 'object' && !Object.values(value).every((v) => v === 'auto' || (Number.isInteger(v) && v >= 0 && v < 256))) {
+      throw badOption(`option '${key}' should map tensor names to bits ('auto' or a number)`);
+    }
     out[key] = value;
   }
   if (out.bits === 'auto') out.bits = 0;  // the engine takes 0 for auto
+  // As the engine reads it: the bits (0 for auto) as one character's code, then the name.
+  out.tensorBitsList = Object.entries(out.tensorBits).map(([name, bits]) => String.fromCharCode(bits === 'auto' ? 0 : bits) + name);
   return out;
 }
 

@@ -55,9 +55,16 @@ export interface ShrinkOptions {
    * int8: bits per value of the codes. 'auto' (default): 8, plus a 9th and a 10th bit for as many
    * tensors as the bytes `small` saves pay for (lowest estimated SQNR first), never a larger result
    * than 8 bits alone. 8, 9, 10, 12 or 16 (fold form): that many for every tensor that can take
-   * them; each bit halves the rounding error and costs an eighth of a byte per value.
+   * them; each bit halves the rounding error and costs an eighth of a byte per value. 2 to 7: codes
+   * in a narrower range, still one byte per value (the raw file is the size of 8 bits), which gzip
+   * and brotli store in about that many bits; codebooks take 8, so those tensors get uniform codes.
    */
-  bits?: 'auto' | 8 | 9 | 10 | 12 | 16;
+  bits?: 'auto' | 2 | 3 | 4 | 5 | 6 | 7 | 8 | 9 | 10 | 12 | 16;
+  /**
+   * int8: bits for the named tensors instead of `bits` (what `bits` takes: 'auto' or 2 to 16):
+   * `{ 'conv1.weight': 4 }`. A name that is no float tensor of the model is an error (BAD_OPTION).
+   */
+  tensorBits?: Record<string, 'auto' | number>;
   /** Tensors with fewer values get no 8-bit codes (default 16384; see `small`). */
   minElements?: number;
   /**
@@ -80,12 +87,6 @@ export interface ShrinkOptions {
   externalThreshold?: number;
   /** Offset alignment of external tensors: a power of two, 1..1048576 (default 4096). */
   externalAlignment?: number;
-  /**
-   * int8, fold form: 0 (default) = the standard grid. N > 0 rounds every weight again on another,
-   * equally good grid (each group's grid shifted by a pseudo-random fraction of a step), for
-   * measuring how much a model's output error depends on rounding alone. Not a quality setting.
-   */
-  roundingDraw?: number;
   /**
    * External data of the input: by file name, or a function from file name to data, called while
    * the engine runs, so it must answer at once: bytes or a reader (or a Blob, in a Web Worker).
@@ -130,8 +131,13 @@ export interface TensorReport {
   factorAxis?: number;
   block?: number;
   levels?: number;
-  /** int8: bits per value of the codes (8, or more with low bits). */
+  /** int8: bits per value of the codes (2 to 8, or more with low bits). */
   bits?: number;
+  /**
+   * int8: the entropy of the stored codes in bytes (order 0, over the tensor's code bytes; low bits
+   * at their width): about what gzip and brotli store for them.
+   */
+  entropyBytes?: number;
   /** null when exact. */
   sqnrDb?: number | null;
   exact?: boolean;

@@ -25,9 +25,12 @@ export const OPTIONS = [
     help: 'one scale per this many values along the reduction axis, or 0: per channel' },
   { key: 'form', flag: '--form', mode: 'int8', words: ['fold', 'dq'], default: 'fold',
     help: 'Cast->Mul->Add, folded at load (fold), or DequantizeLinear (dq)' },
-  { key: 'bits', flag: '--bits', mode: 'int8', words: ['auto'], numbers: [8, 9, 10, 12, 16], default: 'auto',
+  { key: 'bits', flag: '--bits', mode: 'int8', words: ['auto'], numbers: [2, 3, 4, 5, 6, 7, 8, 9, 10, 12, 16], default: 'auto',
     help: 'bits per value of the codes. auto: 8, plus a 9th and 10th for the tensors the bytes `small` saves pay for, ' +
-          'lowest estimated SQNR first: never larger than 8 bits alone. A number: that many for every tensor that can take them' },
+          'lowest estimated SQNR first: never larger than 8 bits alone. A number: that many for every tensor that can take them ' +
+          '(2 to 7: still one byte per value, which gzip and brotli store in about that many bits)' },
+  { key: 'tensorBits', flag: '--tensor-bits', mode: 'int8', default: {},
+    help: 'bits for the named tensors instead of `bits`: {name: bits} (on the command line NAME=BITS,...)' },
   { key: 'minElements', flag: '--min-elements', default: 16384,
     help: 'smaller tensors get no 8-bit codes (see `small`)' },
   { key: 'small', flag: '--small', mode: 'int8', words: ['auto', 'fp16', 'keep'], default: 'auto',
@@ -42,8 +45,6 @@ export const OPTIONS = [
   { key: 'externalThreshold', flag: null, default: 1024, help: 'tensors of fewer bytes stay inline' },
   { key: 'externalAlignment', flag: null, min: 1, max: 1 << 20, powerOfTwo: true, uint32: true, default: 4096,
     help: 'offset alignment of external tensors' },
-  { key: 'roundingDraw', flag: '--rounding-draw', mode: 'int8', uint32: true, default: 0,
-    help: 'a number other than 0 rounds again on another, equally good grid, for measuring how much the output error depends on rounding alone' },
 ];
 
 /** Each option's entry by its key. */

@@ -234,12 +234,16 @@ function valueOf(tensor) {
 // than one) were all the same (`constant`) and whether the two were identical (`identical`: see suspicions()); with a
 // `threshold`, also the share of values on the same side of it in both (a detector's or
 // classifier's decisions).
+// `argmax`: also the share of rows (over the last axis) whose largest value is at the same place in
+// both (a classifier's or a CTC recognizer's decisions), as `agreement`.
 export class OutputComparison {
   #sums = new Map();
   #threshold;
+  #argmax;
 
-  constructor({ threshold } = {}) {
+  constructor({ threshold, argmax = false } = {}) {
     this.#threshold = threshold;
+    this.#argmax = argmax;
   }
 
   add(a, b) {
@@ -248,6 +252,18 @@ export class OutputComparison {
       if (!s) this.#sums.set(name, (s = { count: 0, agree: 0, maxAbs: 0, sumAbs: 0, sumSq: 0, dot: 0, nx: 0, ny: 0, min: Infinity, max: -Infinity }));
       const x = a[name].data, y = b[name].data, t = this.#threshold;
       const xValue = valueOf(a[name]), yValue = valueOf(b[name]);
+      if (this.#argmax) {
+        const width = a[name].dims.at(-1) || 1;
+        for (let row = 0; row + width <= x.length; row += width) {
+          let i = row, j = row;
+          for (let k = row + 1; k < row + width; k++) {
+            if (xValue(x[k]) > xValue(x[i])) i = k;
+            if (yValue(y[k]) > yValue(y[j])) j = k;
+          }
+          s.rows = (s.rows ?? 0) + 1;
+          if (i === j) s.agree++;
+        }
+      }
       for (let i = 0; i < x.length; i++) {
         const xi = xValue(x[i]), yi = yValue(y[i]);
         const d = Math.abs(xi - yi);
@@ -257,7 +273,7 @@ export class OutputComparison {
         s.dot += xi * yi;
         s.nx += xi * xi;
         s.ny += yi * yi;
-        if (t !== undefined && xi > t === yi > t) s.agree++;
+        if (t !== undefined && !this.#argmax && xi > t === yi > t) s.agree++;
         if (xi < s.min) s.min = xi;
         if (xi > s.max) s.max = xi;
       }
@@ -271,7 +287,8 @@ export class OutputComparison {
       cosine: s.nx && s.ny ? s.dot / (Math.sqrt(s.nx) * Math.sqrt(s.ny)) : s.nx === s.ny ? 1 : 0,  // no product of two large sums
       relL2: s.nx ? Math.sqrt(s.sumSq / s.nx) : s.sumSq ? Infinity : 0,
       constant: s.count > 1 && s.min === s.max, identical: s.maxAbs === 0,
-      ...(this.#threshold !== undefined ? { agreement: s.count ? s.agree / s.count : 1 } : {}),
+      ...(this.#argmax ? { agreement: s.rows ? s.agree / s.rows : 1 }
+        : this.#threshold !== undefined ? { agreement: s.count ? s.agree / s.count : 1 } : {}),
     }));
   }
 }

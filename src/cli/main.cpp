@@ -58,7 +58,9 @@ std::string usage() {
          more + "palette: auto (default) | kmeans | uniform (the original)\n" +
          flag("--form " + alternatives(kFormWords), "int8: Cast->Mul->Add, folded at load (default) | DequantizeLinear") +
          flag("--bits " + bits, "int8: bits per value of the codes (default auto: 8, plus a 9th and") +
-         more + "10th where the bytes --small saves pay for them, never larger)\n" +
+         more + "10th where the bytes --small saves pay for them, never larger);\n" +
+         more + "2..7: one byte per value still, but gzip and brotli store about that many\n" +
+         flag("--tensor-bits NAME=B,...", "int8: bits for the named tensors instead of --bits") +
          flag("--min-elements N", "smaller tensors get no 8-bit codes (default 16384)") +
          flag("--small " + alternatives(kSmallWords), "int8: float32 tensors under --min-elements stored as float16") +
          more + "where that holds them (auto: when large ones are shrunk)\n" +
@@ -367,6 +369,15 @@ Arguments parse(int argc, char** argv) {
     } else if (arg == "--bits") {
       const std::string v = value();
       if (!onnx_shrink::parse_bits(v, a.options.bits)) usage_error("--bits takes " + onnx_shrink::bits_words() + ", not '" + v + "'");
+    } else if (arg == "--tensor-bits") {
+      for (const std::string& item : split_list(value())) {
+        const size_t eq = item.rfind('=');
+        uint32_t bits = 0;
+        if (eq == std::string::npos || eq == 0 || !onnx_shrink::parse_bits(item.substr(eq + 1), bits)) {
+          usage_error("--tensor-bits takes NAME=BITS pairs, BITS " + onnx_shrink::bits_words() + ", not '" + item + "'");
+        }
+        a.options.tensor_bits.emplace_back(item.substr(0, eq), bits);
+      }
     } else if (arg == "--small") {
       parse_choice(arg, value(), onnx_shrink::kSmallWords, a.options.small);
     } else if (arg == "--min-elements") {

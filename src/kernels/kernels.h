@@ -35,10 +35,14 @@ struct ErrorSums {
 struct Int8Params {
   float scale = 1, inv_scale = 1, offset = 0;
   int32_t zero = 0;
-  int32_t bits = 0;
+  int32_t bits = 0;    // low bits below each 8-bit code
+  int32_t half = 128;  // 2^(code bits - 1): the codes (with their low bits) lie in [-half, half) * 2^bits
+  int32_t first() const { return -half * (1 << bits); }
+  int32_t last() const { return half * (1 << bits) - 1; }
 };
-// From a group's min and max (the range is widened to include 0).
-Int8Params int8_params(float min, float max, int32_t bits = 0);
+// From a group's min and max (the range is widened to include 0): codes of `code_bits` (2 ... 8)
+// and, with 8, `bits` low bits below them.
+Int8Params int8_params(float min, float max, int32_t bits = 0, uint32_t code_bits = 8);
 
 // The original Shrink Ray's palette ("float levels"): q = trunc(clip(round(x * inverse * steps) + zero,
 // -half, half - 1)), in float32 as its numpy code computes it; the value is then (q - zero) * scale.

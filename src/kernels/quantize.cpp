@@ -9,15 +9,16 @@
 
 namespace onnx_shrink::kernels {
 
-Int8Params int8_params(float min, float max, int32_t bits) {
+Int8Params int8_params(float min, float max, int32_t bits, uint32_t code_bits) {
   // Widen the range to include 0 so that 0 has an exact code (zero padding and pruned weights
   // stay exactly 0 after the round trip).
   const float lo = min < 0 ? min : 0.0f;
   const float hi = max > 0 ? max : 0.0f;
   Int8Params p;
   p.bits = bits;
+  p.half = 1 << (code_bits - 1);
   if (!(hi > lo)) return p;  // all zeros: codes 0, scale 1
-  const float first = -128.0f * static_cast<float>(1 << bits), last = -first - 1.0f;  // the code range
+  const float first = static_cast<float>(p.first()), last = static_cast<float>(p.last());
   p.scale = (hi - lo) / (last - first);
   if (!(p.scale >= FLT_MIN)) p.scale = FLT_MIN;  // a range so tiny its step underflows
   p.inv_scale = 1.0f / p.scale;
@@ -53,7 +54,7 @@ SeedParams seed_params(float min, float max) {
 namespace scalar {
 
 void quantize(const uint8_t* x, size_t n, const Int8Params& p, int8_t* out, ErrorSums& e, uint8_t* low) {
-  const int32_t first = -128 * (1 << p.bits), last = -first - 1, mask = (1 << p.bits) - 1;
+  const int32_t first = p.first(), last = p.last(), mask = (1 << p.bits) - 1;
   double signal = 0, noise = 0;
   for (size_t i = 0; i < n; ++i) {
     const float v = load_f32(x + 4 * i);
@@ -131,12 +132,12 @@ struct LaneSums {
   }
 };
 
-// The code range of `bits` low bits, as lanes.
+// The code range of a group's parameters (its code bits and low bits), as lanes.
 struct CodeRange {
   v4::i32 first, last, mask;
   int32_t bits;
-  explicit CodeRange(int32_t b)
-      : first(v4::isplat(-128 * (1 << b))), last(v4::isplat(128 * (1 << b) - 1)), mask(v4::isplat((1 << b) - 1)), bits(b) {}
+  explicit CodeRange(const Int8Params& p)
+      : first(v4::isplat(p.first())), last(v4::isplat(p.last())), mask(v4::isplat((1 << p.bits) - 1)), bits(p.bits) {}
 };
 
 // Codes (clamped) and error of 4 values.
@@ -162,7 +163,7 @@ ONNX_SHRINK_ALWAYS_INLINE void store16(v4::i32 a, v4::i32 b, v4::i32 c, v4::i32 
 void quantize(const uint8_t* x, size_t n, const Int8Params& p, int8_t* out, ErrorSums& e, uint8_t* low) {
   const v4::f32 inv = v4::splat(p.inv_scale), scale = v4::splat(p.scale), offset = v4::splat(p.offset);
   const v4::i32 zero = v4::isplat(p.zero);
-  const CodeRange range(p.bits);
+  const CodeRange range(p);
   LaneSums sums;
   size_t i = 0;
   for (; i + 16 <= n; i += 16) {
@@ -179,7 +180,7 @@ void quantize(const uint8_t* x, size_t n, const Int8Params& p, int8_t* out, Erro
 inline void quantize_columns_whole(const uint8_t* x, size_t rows, size_t cols, const Int8Params* params, int8_t* out,
                                    ErrorSums& e, const float* row_weights, uint8_t* low) {
   if (cols < 16) return scalar::quantize_columns(x, rows, cols, params, out, e, row_weights, low);
-  const CodeRange range(params[0].bits);
+  const CodeRange range(params[0]);
   // Parameters as arrays of lanes, then row by row (contiguous), 16 columns at a time.
   const size_t wide = cols & ~size_t(15);
   std::vector<float> inv(wide), scale(wide), offset(wide);

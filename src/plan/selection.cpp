@@ -49,6 +49,12 @@ class Selector {
       candidates.push_back(static_cast<int32_t>(k));
       candidate_bytes += TensorData::raw_size(t);
     }
+    // Options::tensor_bits: float tensors of the model, and bits that Options::bits takes.
+    for (const auto& [name, bits] : options_.tensor_bits) {
+      size_t k = 0;
+      while (k < index_.tensors.size() && !(index_.tensors[k].name == name && onnx::is_float_weight_type(index_.tensors[k].data_type))) ++k;
+      if (k == index_.tensors.size() || (bits && !format_with_bits(bits))) throw Error(ErrorCode::BadOption, "tensor bits: not for '" + name + "'");
+    }
     uint64_t scanned = 0;
     for (int32_t k : candidates) {
       candidate(k, !small.empty());
@@ -61,6 +67,14 @@ class Selector {
   }
 
  private:
+  // The bits a tensor's codes get: Options::tensor_bits for it, else Options::bits (0: auto).
+  uint32_t bits_for(const TensorInfo& t) const {
+    for (const auto& [name, bits] : options_.tensor_bits) {
+      if (name == t.name) return bits;
+    }
+    return options_.bits;
+  }
+
   // A tensor of at least min_elements values: its report entry, and its item if it changes.
   void candidate(int32_t k, bool small_tensors_exist) {
     const TensorInfo& t = index_.tensors[k];
@@ -71,6 +85,7 @@ class Selector {
     item.tensor = k;
     item.form = options_.form;
     std::string note, low_bits_note;
+    const uint32_t bits = bits_for(t);
     if (tr.reason.empty()) {
       // Read it once now: NaN or infinity would make every scale meaningless. The 8-bit scheme
       // is chosen now too, since it decides the size of what replaces the tensor.
@@ -79,14 +94,16 @@ class Selector {
       float lo = 0, hi = 0;
       tr.reason = range_reason(t, values, lo, hi);
       if (tr.reason.empty() && options_.mode == Mode::Int8) {
-        item.layout = int8_layout(t, readers, values, note);
+        // (Codebooks have 8-bit codes: fewer bits take uniform or separable codes.)
+        item.layout = int8_layout(t, readers, values, note, bits == 0 || bits >= 8);
         item.layout.draw = options_.rounding_draw;
         item.layout.salt = static_cast<uint64_t>(k);
-        low_bits_note = low_bits_reason(t, item.layout, std::max(std::fabs(lo), std::fabs(hi)), options_.bits);
+        if (bits && bits < 8) item.layout.code_bits = bits;
+        low_bits_note = low_bits_reason(t, item.layout, std::max(std::fabs(lo), std::fabs(hi)), bits);
         // Auto bits go by the estimated SQNR (taken now, while the values are at hand), for
         // layouts of channels or blocks (the estimate's), when small tensors may pay for them.
-        item.low_bits_allowed = low_bits_note.empty() && (options_.bits || item.layout.axis >= 0);
-        if (item.low_bits_allowed && options_.bits == 0 && options_.small != SmallTensors::Keep && small_tensors_exist) {
+        item.low_bits_allowed = low_bits_note.empty() && (bits ? bits > 8 : item.layout.axis >= 0);
+        if (item.low_bits_allowed && bits == 0 && options_.small != SmallTensors::Keep && small_tensors_exist) {
           item.sqnr_estimate = estimate_sqnr_db(item.layout, values, t.dims);
         }
       }
@@ -98,8 +115,12 @@ class Selector {
     }
     if (options_.mode == Mode::Int8) {
       item.action = Action::Int8;
-      if (item.low_bits_allowed && options_.bits > 8) item.layout.low_bits = static_cast<int32_t>(format_with_bits(options_.bits)->low_bits);
-      if (options_.bits > 8 && !item.low_bits_allowed) note += (note.empty() ? "" : "; ") + low_bits_note;
+      if (bits > 8) {
+        // Given bits: none for the automatic allocation to add.
+        if (item.low_bits_allowed) item.layout.low_bits = static_cast<int32_t>(format_with_bits(bits)->low_bits);
+        if (!item.low_bits_allowed) note += (note.empty() ? "" : "; ") + low_bits_note;
+        item.low_bits_allowed = false;
+      }
       const Int8Layout& l = item.layout;
       tr.scheme = l.scheme();
       tr.axis = l.axis;
@@ -205,7 +226,8 @@ class Selector {
     return "";
   }
 
-  Int8Layout int8_layout(const TensorInfo& t, const std::vector<Consumer>& readers, const uint8_t* values, std::string& note) const {
+  Int8Layout int8_layout(const TensorInfo& t, const std::vector<Consumer>& readers, const uint8_t* values, std::string& note,
+                         bool codebooks) const {
     if (options_.scheme == Scheme::Tensor) {
       Int8Layout l;
       l.seed = true;
@@ -214,7 +236,7 @@ class Selector {
     }
     const Axes axes = t.dims.size() >= 2 ? channel_axes(index_, scope_, t, readers) : Axes{};
     if (options_.block > 0) return uniform_layout(t.dims, axes.out, options_.block, options_.form, note);
-    return choose_int8_layout(values, t.dims, axes.out, axes.in, options_.form, options_.scheme == Scheme::Auto);
+    return choose_int8_layout(values, t.dims, axes.out, axes.in, options_.form, options_.scheme == Scheme::Auto, codebooks);
   }
 
   // Why a tensor keeps 8 bits when Options::bits asks for `bits` (0 for auto's 9th and 10th), or ""

@@ -27,13 +27,18 @@ const std::vector<uint8_t>& silero() {
 
 TEST(CodeFormat, TheTableIsConsistent) {
   ASSERT_FALSE(code_formats().empty());
-  EXPECT_EQ(code_formats()[0].bits, 8u);  // plain 8-bit codes first: what the estimates assume
+  uint32_t previous = 0;
   for (const CodeFormat& f : code_formats()) {
     EXPECT_EQ(f.steps(), double((uint64_t(1) << f.bits) - 1)) << f.name;
-    EXPECT_EQ(f.code_max - f.code_min, 255) << f.name;  // one byte per code
-    EXPECT_EQ(f.bytes_per_value() * 8, 8.0 + f.low_bits) << f.name;
+    EXPECT_EQ(f.bytes_per_value() * 8, 8.0 + f.low_bits) << f.name;  // one byte per code, and the low bits
     if (f.codebook) continue;
-    EXPECT_EQ(f.low_bits, f.bits - 8) << f.name;
+    EXPECT_GT(f.bits, previous) << f.name;  // by bits per value
+    previous = f.bits;
+    EXPECT_EQ(f.low_bits, f.bits > 8 ? f.bits - 8 : 0) << f.name;
+    EXPECT_EQ(f.code_bits(), f.bits > 8 ? 8 : f.bits) << f.name;
+    // The codes' range: code_bits bits, signed, inside an int8.
+    EXPECT_EQ(f.code_max - f.code_min, (1 << f.code_bits()) - 1) << f.name;
+    EXPECT_EQ(f.code_min, -(1 << (f.code_bits() - 1))) << f.name;
     EXPECT_EQ(format_with_bits(f.bits), &f) << f.name;
     if (f.low_bits) {
       EXPECT_EQ(f.codes_per_low_byte() * f.low_bits, 8u) << f.name;  // whole bytes of low bits
@@ -41,7 +46,8 @@ TEST(CodeFormat, TheTableIsConsistent) {
     EXPECT_EQ(f.low_bytes(64), 64u * f.low_bits / 8) << f.name;
   }
   EXPECT_EQ(format_with_bits(11), nullptr);
-  EXPECT_EQ(code_formats()[0].steps(), 255.0);
+  EXPECT_EQ(format_with_bits(1), nullptr);
+  EXPECT_EQ(format_with_bits(8)->steps(), 255.0);
 }
 
 TEST(CodeFormat, RequiredOpsets) {
@@ -138,4 +144,59 @@ TEST(CodeFormat, EveryFormatsChainIsWrittenAndExpanded) {
     EXPECT_NEAR(static_cast<double>(expanded.bytes.size()), static_cast<double>(silero().size()), 150.0 * r.tensors_changed) << c.what;
   }
   EXPECT_TRUE(codebook_seen);
+}
+
+// Fewer than 8 bits: codes in a narrower range (their entropy at most the bits), about 6 dB of
+// SQNR per bit; tensor_bits sets them per tensor, and names only tensors of the model.
+TEST(CodeFormat, FewerBitsAndBitsPerTensor) {
+  auto run = [](const Options& o) {
+    MemorySource source(silero().data(), silero().size());
+    return shrink(source, o, nullptr);
+  };
+  Options eight;
+  eight.bits = 8;
+  const Report r8 = run(eight);
+  std::string first;
+  for (const TensorReport& t : r8.tensors) {
+    if (t.changed && t.scheme != "codebook" && first.empty()) first = t.name;
+  }
+  ASSERT_FALSE(first.empty());
+  for (uint32_t bits = 2; bits < 8; ++bits) {
+    Options o;
+    o.bits = bits;
+    const Report r = run(o);
+    for (size_t k = 0; k < r.tensors.size(); ++k) {
+      const TensorReport& t = r.tensors[k];
+      if (!t.changed) continue;
+      EXPECT_EQ(t.bits, bits) << t.name;
+      EXPECT_NE(t.scheme, "codebook") << t.name;  // codebooks have 8-bit codes
+      const double per_value = 8.0 * double(t.entropy_bytes) / double(t.bytes_before / 4);
+      EXPECT_LE(per_value, bits + 0.01) << t.name;
+      EXPECT_GT(per_value, 0.5 * bits) << t.name;
+      if (r8.tensors[k].scheme != "codebook") {
+        // Each bit fewer costs about 6 dB (at 2 and 3 bits the step-squared-over-12 rule is rougher:
+        // most values of a peaked distribution round to the few codes near zero).
+        const double expected = r8.tensors[k].sqnr_db - 6.02 * (8 - bits);
+        EXPECT_NEAR(t.sqnr_db, expected, bits <= 3 ? 6.0 : 3.0) << t.name << ' ' << bits;
+      }
+    }
+  }
+  Options one;
+  one.tensor_bits = {{first, 4}};
+  const Report r = run(one);
+  for (const TensorReport& t : r.tensors) {
+    if (t.changed) EXPECT_EQ(t.bits == 4, t.name == first) << t.name << ' ' << t.bits;
+  }
+  Options wrong;
+  wrong.tensor_bits = {{"no such tensor", 4}};
+  try {
+    run(wrong);
+    FAIL() << "an unknown name was taken";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code, ErrorCode::BadOption);
+    EXPECT_NE(std::string(e.what()).find("not for 'no such tensor'"), std::string::npos) << e.what();
+  }
+  Options range;
+  range.tensor_bits = {{first, 11}};
+  EXPECT_THROW(run(range), Error);
 }

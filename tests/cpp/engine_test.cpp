@@ -279,11 +279,11 @@ TEST(Engine, OptionsAreValidated) {
   d.rounding_draw = 3;
   EXPECT_TRUE(bad(d));  // a shifted grid has no integer zero point
   Options b;
-  for (uint32_t bits : {0u, 8u, 9u, 10u, 12u, 16u}) {
+  for (uint32_t bits : {0u, 2u, 3u, 4u, 5u, 6u, 7u, 8u, 9u, 10u, 12u, 16u}) {
     b.bits = bits;
     EXPECT_FALSE(bad(b)) << bits;
   }
-  for (uint32_t bits : {1u, 7u, 11u, 13u, 17u, 32u}) {
+  for (uint32_t bits : {1u, 11u, 13u, 17u, 32u}) {
     b.bits = bits;
     EXPECT_TRUE(bad(b)) << bits;
   }
@@ -293,6 +293,20 @@ TEST(Engine, OptionsAreValidated) {
   b.form = Form::Fold;
   b.scheme = Scheme::Tensor;
   EXPECT_TRUE(bad(b));  // the original tool's formula
+  b.bits = 4;
+  EXPECT_TRUE(bad(b));
+  b.bits = 0;
+  b.tensor_bits = {{"w", 4}};
+  EXPECT_TRUE(bad(b));
+  b.scheme = Scheme::Auto;
+  EXPECT_FALSE(bad(b));
+  b.tensor_bits = {{"w", 0}};  // auto (the bits are checked with the model: CodeFormat tests)
+  EXPECT_FALSE(bad(b));
+  b.tensor_bits = {{"w", 10}};
+  b.form = Form::Dq;
+  EXPECT_FALSE(bad(b));  // that tensor keeps 8 bits, and the report says why
+  b.tensor_bits.clear();
+  b.form = Form::Fold;
   Options s = mode(Mode::Palette);
   s.small = SmallTensors::Fp16;
   EXPECT_TRUE(bad(s));

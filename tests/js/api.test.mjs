@@ -34,8 +34,8 @@ const MODES = {
   bits10: { cli: ['--bits', '10'], js: { bits: 10 } },
   bits12Small: { cli: ['--bits', '12', '--small', 'fp16'], js: { bits: 12, small: 'fp16' } },
   keep: { cli: ['--small', 'keep'], js: { small: 'keep' } },
-  draw: { cli: ['--rounding-draw', '4000000000'], js: { roundingDraw: 4000000000 } },
-  tensorDraw: { cli: ['--scheme', 'tensor', '--rounding-draw', '5'], js: { scheme: 'tensor', roundingDraw: 5 } },
+  bits4: { cli: ['--bits', '4'], js: { bits: 4 } },
+  bits2Channel: { cli: ['--bits', '2', '--scheme', 'channel'], js: { bits: 2, scheme: 'channel' } },
 };
 
 test('wasm output is byte-identical to the native build on every fixture and mode', async () => {
@@ -113,15 +113,15 @@ test('errors carry a code and a message that says what is wrong', async () => {
   await expectError(shrink(silero, { bogus: 1 }), 'BAD_OPTION', /unknown option 'bogus'/);
   await expectError(shrink(silero, { mode: 'palette', levels: 1 }), 'BAD_OPTION', /between 2 and 65536/);
   await expectError(shrink(silero, { mode: 'palette', levels: 2 ** 32 + 256 }), 'BAD_OPTION', /levels' should be at most 4294967295/);
-  await expectError(shrink(silero, { mode: 'palette', roundingDraw: 1 }), 'BAD_OPTION', /rounding draw applies to int8/);
-  await expectError(shrink(silero, { bits: 11 }), 'BAD_OPTION', /bits must be auto, 8, 9, 10, 12 or 16 \(got 11\)/);
+  await expectError(shrink(silero, { bits: 11 }), 'BAD_OPTION', /bits must be auto, 2, 3, 4, 5, 6, 7, 8, 9, 10, 12 or 16 \(got 11\)/);
+  await expectError(shrink(silero, { tensorBits: { nothing: 4 } }), 'BAD_OPTION', /tensor bits: not for 'nothing'/);
+  await expectError(shrink(silero, { tensorBits: { nothing: 'four' } }), 'BAD_OPTION', /should map tensor names to bits/);
   await expectError(shrink(silero, { bits: 'many' }), 'BAD_OPTION', /option 'bits' should be 'auto' or a number/);
   await expectError(shrink(silero, { bits: 10, form: 'dq' }), 'BAD_OPTION', /bits above 8 need the fold form/);
   await expectError(shrink(silero, { bits: 9, scheme: 'tensor' }), 'BAD_OPTION', /original tool's 8-bit formula/);
   await expectError(shrink(silero, { mode: 'palette', bits: 8 }), 'BAD_OPTION', /bits applies to int8 mode/);
   await expectError(shrink(silero, { mode: 'palette', small: 'fp16' }), 'BAD_OPTION', /small applies to int8 mode/);
   await expectError(shrink(silero, { small: 'half' }), 'BAD_OPTION', /small must be 'auto', 'fp16' or 'keep'/);
-  await expectError(shrink(silero, { form: 'dq', roundingDraw: 1 }), 'BAD_OPTION', /rounding draw needs the fold form/);
   await expectError(shrink(null), 'BAD_OPTION', /no model/);
   // A file name is not read as one: the error says what reads a file (in Node) or a URL (elsewhere).
   await expectError(shrink('model.onnx'), 'BAD_OPTION',

@@ -155,7 +155,8 @@ test('a bad option: the error and one line pointing at --help, with the nearest 
     [['--thresh', '0.5'], 'unknown option --thresh; did you mean --threshold?'],
     [['--jsn'], 'unknown option --jsn; did you mean --json?'],
     [['--frobnicate'], 'unknown option --frobnicate'],
-    [['--bits', '7'], "--bits takes auto, 8, 9, 10, 12 or 16, not '7'"],
+    [['--bits', '11'], "--bits takes auto, 2, 3, 4, 5, 6, 7, 8, 9, 10, 12 or 16, not '11'"],
+    [['--tensor-bits', 'conv1'], "--tensor-bits takes NAME=BITS pairs, e.g. conv1.weight=4,fc.weight=6, not 'conv1'"],
     [['--mode', 'palete'], "--mode takes int8 or palette, not 'palete'; did you mean palette?"],
     [['--scheme', 'auto,chanel'], "--scheme takes auto, channel, tensor, kmeans or uniform, not 'chanel'; did you mean channel?"],
   ]) {

@@ -1,0 +1,220 @@
+// Target mode: the smallest file (bytes on the wire: brotli, gzip or raw) that meets a target on
+// the user's own samples, with the evidence. Shared by the Node API and the CLI (onnxruntime-node);
+// the search itself only needs the engine (shrink, inspect) and a `measure` of a candidate.
+//
+// How it searches:
+//  1. Dry runs at every bit depth (2 ... 8, 9, 10) give each large tensor's SQNR, the entropy of its
+//     codes (about what brotli and gzip store for them) and its stored bytes at each depth.
+//  2. Sensitivity: with samples, one tensor at a time is rounded to PROBE_BITS and the others kept,
+//     and the model's outputs measured: how much that tensor's rounding moves them. Rounding noise
+//     scales with the weight's noise power (10^(-SQNR/10)), and the tensors' contributions add up,
+//     which predicts the output error of any mix of depths. Without samples, each tensor's relative
+//     noise counts alike: an estimate, and said to be one.
+//  3. A path from every tensor at 10 bits down to every tensor at 2: each step lowers the depth of
+//     the tensor that saves the most bytes for the least predicted error (a greedy descent of the
+//     rate-distortion curve).
+//  4. The point on that path: with samples, bisection on measured results (the file is built and
+//     run); without, the predicted error. The points measured are the evidence.
+import { OutputComparison, carryOver, sampleFeeds } from './verify.js';
+
+export const TARGET_BITS = [2, 3, 4, 5, 6, 7, 8, 9, 10];
+export const PROBE_BITS = 4;
+export const OBJECTIVES = ['brotli', 'gzip', 'raw'];
+
+// 'relL2=0.01', 'maxAbs=0.05', 'agree=0.999', 'size=1.2MB' (or kB, B, or a fraction of the
+// original such as 'size=0.25') -> { kind, value } (size: `bytes`, or `fraction`).
+export function parseTarget(text) {
+  const m = /^(relL2|maxAbs|agree|size)=(.+)$/.exec(String(text ?? ''));
+  if (!m) throw new Error(`a target is relL2=N, maxAbs=N, agree=N (a share, e.g. 0.999) or size=N (bytes, kB, MB, or a fraction of the original), not '${text}'`);
+  const [, kind, value] = m;
+  if (kind === 'size') {
+    const s = /^(\d+(?:\.\d+)?)\s*(B|kB|KB|MB|GB)?$/.exec(value);
+    if (!s) throw new Error(`size=${value}: give bytes (e.g. 1200000, 1.2MB) or a fraction of the original (e.g. 0.25)`);
+    const n = Number(s[1]);
+    if (!s[2] && n < 1) return { kind, fraction: n };
+    return { kind, bytes: Math.round(n * { B: 1, kB: 1e3, KB: 1e3, MB: 1e6, GB: 1e9 }[s[2] ?? 'B']) };
+  }
+  const n = Number(value);
+  if (!(n >= 0) || (kind === 'agree' && n > 1)) throw new Error(`${kind}=${value}: give a number${kind === 'agree' ? ' from 0 to 1' : ' of 0 or more'}`);
+  return { kind, value: n };
+}
+
+// 'argmax' (over each output's last axis) or 'threshold:0.3' (values on the same side of it).
+export function parseDecision(text) {
+  if (text === 'argmax') return { argmax: true };
+  const m = /^threshold:(-?\d+(?:\.\d+)?(?:e-?\d+)?)$/.exec(String(text ?? ''));
+  if (!m) throw new Error(`a decision is argmax or threshold:N (e.g. threshold:0.3), not '${text}'`);
+  return { threshold: Number(m[1]) };
+}
+
+// Runs candidates beside the original on every sample and says how far the outputs moved: on the
+// samples calibrated on (the first half, when there are two or more) and on the ones held back.
+// `ort`: onnxruntime (node or web); `inputs`: as verify.js's sampleFeeds takes them.
+export async function makeEvaluator(ort, original, inputs, { feedBack = {}, decision = {} } = {}) {
+  const feeds = [...sampleFeeds(ort.Tensor, inputs)];
+  const count = feeds.length;
+  const calibrate = count >= 2 ? Math.ceil(count / 2) : count;
+  const run = async (model) => {
+    const session = await ort.InferenceSession.create(model, { logSeverityLevel: 4 });
+    const outputs = [];
+    let previous = null;
+    for (const f of feeds) outputs.push((previous = await session.run(carryOver(f, previous, feedBack))));
+    await session.release?.();
+    return outputs;
+  };
+  const reference = await run(original);
+  const summary = (comparison) => {
+    const results = comparison.results();
+    const worst = (key) => Math.max(...results.map((r) => (Number.isNaN(r[key]) ? Infinity : r[key])));
+    const agree = results.filter((r) => r.agreement !== undefined).map((r) => r.agreement);
+    return { relL2: worst('relL2'), maxAbs: worst('maxAbs'), agreement: agree.length ? Math.min(...agree) : undefined,
+             perOutput: results.map((r) => ({ name: r.name, relL2: r.relL2, maxAbs: r.maxAbs, agreement: r.agreement })) };
+  };
+  return {
+    samples: count,
+    calibrate,
+    async measure(model) {
+      const outputs = await run(model);
+      const cal = new OutputComparison(decision), held = new OutputComparison(decision);
+      outputs.forEach((o, k) => (k < calibrate ? cal : held).add(reference[k], o));
+      return { calibration: summary(cal), heldOut: count > calibrate ? summary(held) : null };
+    },
+  };
+}
+
+// Each changed tensor's facts at each bit depth, from dry runs: name -> { elements, at: {bits: {...}} }.
+async function depthTable(inspect, model, options, progress) {
+  const table = new Map();
+  for (const [k, bits] of TARGET_BITS.entries()) {
+    progress(k / TARGET_BITS.length, 'measuring each tensor at each bit depth');
+    const report = await inspect(model, { ...options, bits });
+    for (const t of report.tensors) {
+      if (!t.changed || t.bits === undefined) continue;
+      const row = table.get(t.name) ?? { name: t.name, elements: t.shape.reduce((a, b) => a * b, 1), at: {} };
+      const codeBytes = row.elements * (1 + Math.max(0, t.bits - 8) / 8);
+      row.at[bits] = { bits: t.bits, noise: t.exact ? 0 : 10 ** (-(t.sqnrDb ?? 0) / 10), raw: t.bytesAfter,
+                       entropy: t.entropyBytes + Math.max(0, t.bytesAfter - codeBytes) };
+      table.set(t.name, row);
+    }
+  }
+  return [...table.values()].filter((row) => TARGET_BITS.every((b) => row.at[b]));
+}
+
+// The predicted squared relative output error each tensor adds per unit of its weight noise power.
+async function sensitivities(rows, { shrink, model, options, measure, progress }) {
+  if (!measure) return { estimated: true, gains: rows.map(() => 1 / rows.length) };
+  const gains = [];
+  for (const [k, row] of rows.entries()) {
+    progress(k / rows.length, 'measuring how much each tensor moves the outputs');
+    const exclude = rows.filter((r) => r !== row).map((r) => r.name);
+    const probe = await shrink(model, { ...options, tensorBits: { [row.name]: PROBE_BITS }, exclude: [...(options.exclude ?? []), ...exclude], small: 'keep' });
+    const { calibration } = await measure(probe.model);
+    const noise = row.at[PROBE_BITS].noise;
+    gains.push(noise > 0 ? calibration.relL2 ** 2 / noise : 0);
+  }
+  return { estimated: false, gains };
+}
+
+// The greedy path: configurations (bits per tensor) from the most bytes to the fewest.
+function descent(rows, gains, cost) {
+  const index = (b) => TARGET_BITS.indexOf(b);
+  const bits = rows.map(() => TARGET_BITS.at(-1));
+  const path = [];
+  const point = () => {
+    const bytes = rows.reduce((s, r, i) => s + cost(r.at[bits[i]]), 0);
+    const error2 = rows.reduce((s, r, i) => s + gains[i] * r.at[bits[i]].noise, 0);
+    path.push({ bits: [...bits], bytes, predicted: Math.sqrt(error2) });
+  };
+  point();
+  for (;;) {
+    let best = -1, bestRatio = Infinity;
+    for (let i = 0; i < rows.length; i++) {
+      const k = index(bits[i]);
+      if (k === 0) continue;
+      const here = rows[i].at[bits[i]], lower = rows[i].at[TARGET_BITS[k - 1]];
+      const saved = cost(here) - cost(lower), added = gains[i] * (lower.noise - here.noise);
+      if (saved <= 0) continue;
+      const ratio = Math.max(0, added) / saved;
+      if (ratio < bestRatio) best = i, bestRatio = ratio;
+    }
+    if (best < 0) break;
+    bits[best] = TARGET_BITS[index(bits[best]) - 1];
+    point();
+  }
+  return path;
+}
+
+// Whether a measured point meets the target.
+function meets(target, m) {
+  if (target.kind === 'relL2') return m.relL2 <= target.value;
+  if (target.kind === 'maxAbs') return m.maxAbs <= target.value;
+  if (target.kind === 'agree') return (m.agreement ?? 0) >= target.value;
+  return true;
+}
+
+// The search. `engine`: { shrink, inspect } (the API's); `measure`: makeEvaluator(...).measure, or
+// undefined without samples; `size(bytes)`: the objective's size of a file (brotli, gzip or raw).
+// Resolves with the chosen file, its report and the evidence.
+export async function searchTarget(model, { engine, options = {}, target, objective = 'brotli', measure, size, onProgress, originalBytes }) {
+  if (!OBJECTIVES.includes(objective)) throw new Error(`the objective is ${OBJECTIVES.join(', ')}, not '${objective}'`);
+  if (!measure && target.kind !== 'size' && target.kind !== 'default') {
+    throw new Error(`a ${target.kind} target needs samples to measure it on (samples, or the CLI's --input)`);
+  }
+  const stage = (from, to) => (f, what) => onProgress?.(from + (to - from) * f, what);
+  const rows = await depthTable(engine.inspect, model, options, stage(0, 0.2));
+  if (!rows.length) throw new Error('no tensor of this model takes codes of 2 to 10 bits: nothing for a target to choose');
+  const { estimated, gains } = await sensitivities(rows, { shrink: engine.shrink, model, options, measure, progress: stage(0.2, 0.6) });
+  if (target.kind === 'default') {
+    // Without samples: the default's own estimated error, under the same estimates.
+    const report = await engine.inspect(model, options);
+    target = { ...target, predicted: defaultPrediction(rows, gains, report) * (1 + 1e-9) };
+  }
+  const cost = (d) => (objective === 'raw' ? d.raw : d.entropy);
+  const path = descent(rows, gains, cost);
+  const build = async (p) => {
+    const tensorBits = Object.fromEntries(rows.map((r, i) => [r.name, p.bits[i]]));
+    const made = await engine.shrink(model, { ...options, tensorBits });
+    return { ...made, tensorBits };
+  };
+  const points = [];
+  const evaluate = async (k) => {
+    const made = await build(path[k]);
+    const measured = measure ? await measure(made.model) : null;
+    const point = { step: k, predicted: path[k].predicted, estimatedBytes: path[k].bytes, bytes: await size(made.model),
+                    raw: made.model.byteLength, ...(measured ? { measured: measured.calibration, heldOut: measured.heldOut } : {}) };
+    points.push(point);
+    return { made, point };
+  };
+  // Bisection along the path (bytes fall with k): the last k that meets the target.
+  let lo = 0, hi = path.length - 1, chosen = null;
+  const goal = target.kind === 'size' ? (target.bytes ?? Math.floor(target.fraction * (originalBytes ?? 0))) : null;
+  const ok = (point) => (target.kind === 'size' ? point.bytes <= goal : target.kind === 'default' ? point.predicted <= target.predicted : meets(target, point.measured));
+  const progress = stage(0.6, 1);
+  let steps = 0;
+  const total = Math.ceil(Math.log2(path.length + 1)) + 1;
+  let first = await evaluate(lo);
+  progress(++steps / total, 'building and measuring candidates');
+  if (!ok(first.point)) {
+    return { ...first.made, target: { met: false, estimated, objective, points, chosen: first.point, why: 'even every tensor at 10 bits misses the target' } };
+  }
+  chosen = first;
+  while (lo < hi) {
+    const mid = Math.ceil((lo + hi) / 2);
+    const tried = await evaluate(mid);
+    progress(Math.min(1, ++steps / total), 'building and measuring candidates');
+    if (ok(tried.point)) lo = mid, chosen = tried;
+    else hi = mid - 1;
+  }
+  return { ...chosen.made, target: { met: true, estimated, objective, points, chosen: chosen.point, tensorBits: chosen.made.tensorBits } };
+}
+
+// The default's predicted error under the same estimates (for targets without samples: never more
+// bytes than the default at the default's estimated error).
+function defaultPrediction(rows, gains, defaultReport) {
+  let e2 = 0;
+  for (const [i, r] of rows.entries()) {
+    const t = defaultReport.tensors.find((x) => x.name === r.name);
+    if (t?.changed && t.sqnrDb !== undefined) e2 += gains[i] * 10 ** (-(t.sqnrDb ?? 0) / 10);
+  }
+  return Math.sqrt(e2);
+}
