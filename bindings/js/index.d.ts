@@ -210,3 +210,47 @@ export interface FileSource extends Reader {
   close(): void;
 }
 export declare function fileSource(path: string): FileSource;
+
+/** Target mode's options (Node): shrink()'s, and what to meet, on what. */
+export interface TargetOptions extends ShrinkOptions {
+  /** 'relL2=N', 'maxAbs=N', 'agree=N' (with `decision`), 'size=1.2MB' or 'size=0.25' (of the original), or 'default'. */
+  target: string;
+  /** What "smallest" counts: 'brotli' (default; quality 9 for each point), 'gzip' (-9) or 'raw'. */
+  objective?: 'brotli' | 'gzip' | 'raw';
+  /** Per input: raw little-endian values, samples back to back (as the CLI's --input). */
+  samples?: Record<string, Uint8Array>;
+  /** Shapes of inputs with open dimensions. */
+  shapes?: Record<string, number[]>;
+  /** For agree=: 'argmax' (over each output's last axis) or 'threshold:N'. */
+  decision?: string;
+  /** Streaming state: input name -> the output of the sample before that feeds it. */
+  feedBack?: Record<string, string>;
+}
+
+/** One candidate built and measured by target mode. */
+export interface TargetPoint {
+  step: number;
+  /** The objective's size of the file. */
+  bytes: number;
+  raw: number;
+  estimatedBytes: number;
+  /** The predicted output error (relative L2 of the worst output). */
+  predicted: number;
+  /** Measured on the calibration samples, and on the ones held back (null with one sample). */
+  measured?: { relL2: number; maxAbs: number; agreement?: number };
+  heldOut?: { relL2: number; maxAbs: number; agreement?: number } | null;
+}
+
+export interface TargetResult extends ShrinkResult {
+  target: { met: boolean; estimated: boolean; objective: string; points: TargetPoint[]; chosen: TargetPoint;
+            tensorBits?: Record<string, number>; why?: string };
+}
+
+/**
+ * Node only: the smallest file that meets `target`, measured in onnxruntime-node on `samples`
+ * (calibrated on the first half, reported on the rest). shrink() with a `target` does the same.
+ */
+export declare function shrinkToTarget(input: Uint8Array, options: TargetOptions): Promise<TargetResult>;
+
+/** Node only: the size of `bytes` as `objective` counts it (brotli at `quality`, 11 by default). */
+export declare function objectiveSize(bytes: Uint8Array, objective: 'brotli' | 'gzip' | 'raw', quality?: number): number;

@@ -3,15 +3,82 @@
 // larger than memory (or than WebAssembly's 4 GB) can be shrunk.
 import { closeSync, fstatSync, openSync, readFileSync, readSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import { createApi, OnnxShrinkError } from './core.js';
+import { makeEvaluator, parseDecision, parseTarget, searchTarget } from './target.js';
+import { declaredShape } from './verify.js';
 
 const api = createApi(
   async (wasmPath) => readFileSync(wasmPath ?? fileURLToPath(new URL('../../dist/onnx-shrink.wasm', import.meta.url))),
   // shrink('model.onnx') reads no file: the path goes to fileSource().
   (name) => `to read a file, pass fileSource(${name}) instead (import { fileSource } from 'onnx-shrink')`);
 
-export const { env, shrink, inspect, expand, version, wasmMemory } = api;
+export const { env, inspect, expand, version, wasmMemory } = api;
 export { OnnxShrinkError };
+
+
+/**
+ * Shrinks a model; with `target`, the smallest file that meets it (see shrinkToTarget).
+ */
+export async function shrink(input, options = {}) {
+  return options?.target !== undefined ? shrinkToTarget(input, options) : api.shrink(input, options);
+}
+
+// The size of `bytes` by the objective: brotli at quality 11 (as a host serves it precompressed),
+// gzip -9, or raw.
+export function objectiveSize(bytes, objective, quality = 11) {
+  if (objective === 'raw') return bytes.byteLength;
+  if (objective === 'gzip') return gzipSync(bytes, { level: 9 }).byteLength;
+  return brotliCompressSync(bytes, { params: { [constants.BROTLI_PARAM_QUALITY]: quality, [constants.BROTLI_PARAM_SIZE_HINT]: bytes.byteLength } }).byteLength;
+}
+
+/**
+ * Target mode: the smallest file (by `objective`: 'brotli' (default), 'gzip' or 'raw') that meets
+ * `target` ('relL2=0.01', 'maxAbs=0.05', 'agree=0.999' with a `decision` ('argmax' or
+ * 'threshold:0.3'), or 'size=1.2MB' / 'size=0.25'), measured in onnxruntime-node on `samples`
+ * ({ inputName: bytes }: raw little-endian values, samples back to back, as the CLI's --input
+ * takes them; `shapes` for open dimensions). It calibrates on the first half of the samples and
+ * reports the other half as `target.chosen.heldOut`. Without samples, only a size target or
+ * 'default' (no more bytes than the default at its estimated error) can be met, by estimates.
+ * Resolves as shrink() does, with `target`: the points tried and the one chosen.
+ */
+export async function shrinkToTarget(input, options = {}) {
+  const { target, objective = 'brotli', samples, shapes = {}, decision, feedBack = {}, onProgress, ...rest } = options;
+  const bad = (message) => new OnnxShrinkError(message, 'BAD_OPTION');
+  if (!(input instanceof Uint8Array)) throw bad('target mode takes the model as bytes (a Uint8Array): it runs the model in onnxruntime-node');
+  let goal;
+  try {
+    goal = target === 'default' ? { kind: 'default' } : parseTarget(target);
+  } catch (e) {
+    throw bad(`target: ${e.message}`);
+  }
+  let measure;
+  if (samples && Object.keys(samples).length) {
+    let ort;
+    try {
+      ort = (await import('onnxruntime-node')).default;
+    } catch (e) {
+      throw bad(`target mode measures on samples with onnxruntime-node, which does not load here: ${e?.message ?? e}`);
+    }
+    const report = await api.inspect(input, rest);
+    const inputs = report.model.inputs.map((i) => {
+      const declared = declaredShape(i.shape);
+      if (!shapes[i.name] && declared.guessed) throw bad(`input '${i.name}' has open dimensions: give its shape in shapes (e.g. { '${i.name}': [1, 3, 640, 640] })`);
+      if (!samples[i.name]) throw bad(`samples has no data for input '${i.name}'`);
+      return { name: i.name, dtype: i.dtype, shape: shapes[i.name] ?? declared.shape, bytes: samples[i.name] };
+    });
+    const evaluator = await makeEvaluator(ort, input, inputs, { feedBack, decision: decision ? parseDecision(decision) : {} });
+    measure = evaluator.measure;
+  }
+  try {
+    return await searchTarget(input, {
+      engine: { shrink: api.shrink, inspect: api.inspect }, options: rest, target: goal, objective, measure, onProgress,
+      size: (bytes) => objectiveSize(bytes, objective, 9), originalBytes: objectiveSize(input, objective, 9),
+    });
+  } catch (e) {
+    throw e instanceof OnnxShrinkError ? e : bad(`target: ${e.message}`);
+  }
+}
 
 /**
  * A file as a synchronous reader { size, read(offset, length), close() }: pass it to shrink()

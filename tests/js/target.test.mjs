@@ -1,0 +1,66 @@
+// Target mode (issue 23): the smallest file that meets a target, measured in onnxruntime-node on
+// samples, calibrated on one half and reported on the other; without samples, estimates only.
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { objectiveSize, shrink, shrinkToTarget } from '../../bindings/js/index.node.js';
+import { parseDecision, parseTarget } from '../../bindings/js/target.js';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+const det = readFileSync(path.join(root, 'tests', 'fixtures', 'ch_PP-OCRv4_det_infer.onnx'));
+
+// The corpus page (1x3x320x640) as two samples: its top and bottom halves (1x3x160x640 each).
+function pageHalves() {
+  const x = new Float32Array(readFileSync(path.join(root, 'tests', 'fixtures', 'det_x.bin')).buffer.slice(0));
+  const out = new Float32Array(2 * 3 * 160 * 640);
+  for (let h = 0; h < 2; h++) {
+    for (let c = 0; c < 3; c++) {
+      for (let r = 0; r < 160; r++) out.set(x.subarray((c * 320 + h * 160 + r) * 640, (c * 320 + h * 160 + r + 1) * 640), ((h * 3 + c) * 160 + r) * 640);
+    }
+  }
+  return new Uint8Array(out.buffer);
+}
+
+test('targets and decisions are parsed, and bad ones named', () => {
+  assert.deepEqual(parseTarget('agree=0.999'), { kind: 'agree', value: 0.999 });
+  assert.deepEqual(parseTarget('size=1.2MB'), { kind: 'size', bytes: 1200000 });
+  assert.deepEqual(parseTarget('size=0.25'), { kind: 'size', fraction: 0.25 });
+  assert.throws(() => parseTarget('agree=2'), /from 0 to 1/);
+  assert.throws(() => parseTarget('accuracy=1'), /a target is relL2=N/);
+  assert.deepEqual(parseDecision('threshold:0.3'), { threshold: 0.3 });
+  assert.deepEqual(parseDecision('argmax'), { argmax: true });
+  assert.throws(() => parseDecision('max'), /argmax or threshold:N/);
+});
+
+test('agree=0.999 on PP-OCR det: the decisions kept on the calibration half, fewer brotli bytes than the default', async () => {
+  const progress = [];
+  const r = await shrink(det, { target: 'agree=0.999', decision: 'threshold:0.3', samples: { x: pageHalves() },
+                                shapes: { x: [1, 3, 160, 640] }, onProgress: (f) => progress.push(f) });
+  const t = r.target;
+  assert.equal(t.met, true);
+  assert.equal(t.estimated, false);
+  assert.ok(t.chosen.measured.agreement >= 0.999, JSON.stringify(t.chosen.measured));
+  assert.ok(t.chosen.heldOut, 'the second half is reported');
+  // The file returned is the chosen point's, and smaller on the wire than the default's.
+  assert.equal(objectiveSize(r.model, 'brotli', 9), t.chosen.bytes);
+  const plain = await shrink(det);
+  assert.ok(t.chosen.bytes < objectiveSize(plain.model, 'brotli', 9), `${t.chosen.bytes} bytes`);
+  // Depths differ by tensor, and some are below 8 bits.
+  const bits = Object.values(t.tensorBits);
+  assert.ok(Math.min(...bits) < 8 && new Set(bits).size > 1, JSON.stringify(t.tensorBits));
+  for (const tensor of r.report.tensors.filter((x) => x.changed)) assert.equal(tensor.bits, t.tensorBits[tensor.name], tensor.name);
+  // The evidence: every point built was measured; progress rose to the end.
+  assert.ok(t.points.length >= 3 && t.points.every((p) => p.measured && p.bytes > 0));
+  assert.ok(progress.length > 10 && progress.every((f, i) => i === 0 || f >= progress[i - 1]) && progress.at(-1) <= 1);
+});
+
+test('without samples: an error target is refused, the default\'s estimated error is met by estimates', async () => {
+  await assert.rejects(shrink(det, { target: 'relL2=0.01' }), (e) => e.code === 'BAD_OPTION' && /needs samples/.test(e.message));
+  await assert.rejects(shrink(det, { target: 'agree=0.999', samples: { x: pageHalves() } }), (e) => e.code === 'BAD_OPTION' && /open dimensions/.test(e.message));
+  const r = await shrinkToTarget(det, { target: 'default' });
+  assert.equal(r.target.estimated, true);
+  const plain = await shrink(det);
+  assert.ok(r.target.chosen.bytes <= objectiveSize(plain.model, 'brotli', 9));
+});
