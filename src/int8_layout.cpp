@@ -82,10 +82,22 @@ ONNX_SHRINK_COLD std::vector<uint64_t> sample_slices(const AxisView& v) {
   return out;
 }
 
-// Calls visit(value, factor_index) for every value of slice i along `a`, where factor_index is the
-// value's index along axis b. The slice is walked as `outer` contiguous runs of `inner` values.
+// The step between the runs of a slice that a sample reads: 1 (every run) unless the sampled slices
+// hold more than kSampleRunsAbove values, as the few slices of a short axis do (the kernel height
+// of a conv weight [Cout, Cin, 3, 3]: every value, read in runs of 3), then about kSampleValues.
+constexpr uint64_t kSampleRunsAbove = 8 * kSampleValues;
+uint64_t run_step(const AxisView& v, uint64_t slices) {
+  const uint64_t values = slices * v.outer * v.inner;
+  if (values <= kSampleRunsAbove) return 1;
+  return std::max<uint64_t>(1, std::min<uint64_t>(v.outer, values / kSampleValues));
+}
+
+// Calls visit(value, factor_index) for every value of slice i along `a` (in every `step`-th run),
+// where factor_index is the value's index along axis b. The slice is walked as `outer` contiguous
+// runs of `inner` values.
 template <typename Visit>
-void for_each_in_slice(const uint8_t* x, const std::vector<int64_t>& dims, int64_t a, uint64_t i, int64_t b, Visit visit) {
+void for_each_in_slice(const uint8_t* x, const std::vector<int64_t>& dims, int64_t a, uint64_t i, int64_t b, Visit visit,
+                       uint64_t step = 1) {
   const AxisView va = view_around(dims, a);
   const uint64_t stride_b = product(dims, static_cast<size_t>(b) + 1, dims.size());
   const uint64_t dim_b = static_cast<uint64_t>(dims[static_cast<size_t>(b)]);
@@ -94,7 +106,7 @@ void for_each_in_slice(const uint8_t* x, const std::vector<int64_t>& dims, int64
     pattern.resize(va.inner);
     for (uint64_t k = 0; k < va.inner; ++k) pattern[k] = (k / stride_b) % dim_b;
   }
-  for (uint64_t o = 0; o < va.outer; ++o) {
+  for (uint64_t o = 0; o < va.outer; o += step) {
     const uint64_t base = (o * va.extent + i) * va.inner;
     const uint8_t* run = x + 4 * base;
     if (b > a) {
@@ -132,20 +144,21 @@ ONNX_SHRINK_COLD double separable_noise(const uint8_t* x, const std::vector<int6
 }
 
 // A codebook: values divided by their slice's max along a, one k-means table of 256 levels. Only
-// the sampled slices are read; their factors come from their own values. Returns the estimated
+// the sampled slices (or runs of them) are read; their factors come from the values read. Returns the estimated
 // squared error, or infinity when the sample has too many distinct values for a codebook to win.
 ONNX_SHRINK_COLD double codebook_noise(const uint8_t* x, const std::vector<int64_t>& dims, int64_t a) {
   const AxisView va = view_around(dims, a);
   const std::vector<uint64_t> slices = sample_slices(va);
+  const uint64_t step = run_step(va, slices.size()), per_slice = (va.outer + step - 1) / step * va.inner;
   std::vector<float> u;
-  u.reserve(slices.size() * va.outer * va.inner);
-  double weight = 0;  // sum over the sampled values of their factor squared
+  u.reserve(slices.size() * per_slice);
+  double weight = 0;  // sum over the sampled slices' values of their factor squared
   for (uint64_t i : slices) {
     float m = 0;
-    for_each_in_slice(x, dims, a, i, a, [&](float v, uint64_t) { m = std::max(m, std::fabs(v)); });
+    for_each_in_slice(x, dims, a, i, a, [&](float v, uint64_t) { m = std::max(m, std::fabs(v)); }, step);
     const float f = power_of(m, 4), inverse = 1.0f / f;
-    for_each_in_slice(x, dims, a, i, a, [&](float v, uint64_t) { u.push_back(v * inverse); });
-    weight += double(f) * f * double(va.outer * va.inner);
+    for_each_in_slice(x, dims, a, i, a, [&](float v, uint64_t) { u.push_back(v * inverse); }, step);
+    weight += double(f) * f * double(va.outer * va.inner);  // the whole slice's
   }
   float lo = u.empty() ? 0.0f : u[0], hi = lo;
   bool finite = true;
