@@ -40,25 +40,84 @@ struct FactorWalk {
   double next() {
     if (!factors) return 1.0;
     const double f = factors[j];
-    if (--left == 0) {
+    advance(1);
+    return f;
+  }
+  // How many elements from here on share the current factor (all of them without factors).
+  uint64_t same() const { return factors ? left : UINT64_MAX; }
+  double current() const { return factors ? factors[j] : 1.0; }
+  // Moves on by `count` elements, at most same().
+  void advance(uint64_t count) {
+    if (!factors) return;
+    left -= count;
+    if (left == 0) {
       left = inner;
       if (++j == extent) j = 0;
     }
-    return f;
   }
   // The factor of element k, directly.
   double at(uint64_t k) const { return factors ? factors[(k / inner) % extent] : 1.0; }
 };
 
+// The sum of the errors d of values [begin, end) of one group, before the factor, in two
+// interleaved partial sums (a fixed order, the same in every build); `zero` is set when one of
+// the values is zero.
+double error_sum(const uint8_t* values, const int8_t* codes, const uint8_t* low, int32_t bits, uint64_t begin, uint64_t end,
+                 float scale, float offset, bool& zero) {
+  double even = 0, odd = 0;
+  bool any_zero = false;
+  auto d = [&](uint64_t k) {
+    const float v = kernels::load_f32(values + 4 * k);
+    any_zero |= v == 0.0f;
+    // The reconstruction as the model computes it: float Cast, Mul, Add.
+    return static_cast<double>(v) - (code_at(codes, low, bits, k) * scale + offset);
+  };
+  uint64_t k = begin;
+#if ONNX_SHRINK_SIMD
+  {
+    // Four values at a time, the two lanes of float64 sums being `even` and `odd`: the same
+    // additions in the same order as the loop below.
+    namespace v4 = kernels::v4;
+    const v4::f32 vscale = v4::splat(scale), voffset = v4::splat(offset), step = v4::splat(static_cast<float>(1 << bits));
+    v4::f64 sums = v4::zero_f64();
+    v4::i32 zeros = v4::isplat(0);
+    for (; k + 4 <= end; k += 4) {
+      const v4::f32 x = v4::load(values + 4 * k);
+      v4::f32 code = v4::load_i8x4_as_float(reinterpret_cast<const uint8_t*>(codes + k));
+      if (low) code = v4::add(v4::mul(code, step), v4::load_u8x4_as_float(low + k));  // exact: at most 16 bits
+      const v4::f32 u = v4::add(v4::mul(code, vscale), voffset);
+      sums = v4::add_f64(sums, v4::sub_f64(v4::widen_low(x), v4::widen_low(u)));
+      sums = v4::add_f64(sums, v4::sub_f64(v4::widen_high(x), v4::widen_high(u)));
+      zeros = v4::bor(zeros, v4::zero_mask(x));
+    }
+    even = v4::lane_f64(sums, 0), odd = v4::lane_f64(sums, 1);
+    any_zero = v4::any(zeros);
+  }
+#endif
+  for (; k + 2 <= end; k += 2) even += d(k), odd += d(k + 1);
+  if (k < end) even += d(k);
+  zero |= any_zero;
+  return even + odd;
+}
+
 // Groups that are runs of consecutive values: the whole tensor, rows along the channel axis, blocks.
+// Within a run, the values that share a factor f add their summed error D once: D f, D f^2.
 ONNX_SHRINK_NOINLINE void runs(const Int8Layout& l, uint64_t n, const uint8_t* values, const int8_t* codes, const uint8_t* low, int32_t bits,
           const float* scales, const float* offsets, FactorWalk& fw, std::vector<Sums>& sums) {
   const uint64_t length = l.kind == Int8Layout::Tensor ? n : l.kind == Int8Layout::Rows ? l.inner : l.block;
   for (uint64_t start = 0, r = 0; start < n; start += length, ++r) {
     const uint64_t g = l.kind == Int8Layout::Tensor ? 0 : l.kind == Int8Layout::Rows ? r % l.channels : r;
     Sums s = sums[g];
-    for (uint64_t k = start; k < start + length; ++k) {
-      add(s, kernels::load_f32(values + 4 * k), code_at(codes, low, bits, k), scales[g], offsets[g], fw.next());
+    for (uint64_t k = start, end = start + length; k < end;) {
+      const uint64_t stop = end - k < fw.same() ? end : k + fw.same();
+      const double f = fw.current(), count = static_cast<double>(stop - k);
+      const double d = error_sum(values, codes, low, bits, k, stop, scales[g], offsets[g], s.zero);
+      s.df += d * f;
+      s.f += f * count;
+      s.dff += d * f * f;
+      s.ff += f * f * count;
+      fw.advance(stop - k);
+      k = stop;
     }
     sums[g] = s;
   }
