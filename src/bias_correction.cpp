@@ -20,29 +20,11 @@ inline float code_at(const int8_t* codes, const uint8_t* low, int32_t bits, uint
   return low ? static_cast<float>(codes[k] * (1 << bits) + low[k]) : static_cast<float>(codes[k]);
 }
 
-// One element: accumulates its error d (before the factor f) into `s`.
-inline void add(Sums& s, float v, float code, float scale, float offset, double f) {
-  // The reconstruction as the model computes it: float Cast, Mul, Add.
-  const float u = code * scale + offset;
-  const double d = static_cast<double>(v) - u;
-  s.df += d * f;
-  s.f += f;
-  s.dff += d * f * f;
-  s.ff += f * f;
-  s.zero |= v == 0.0f;
-}
-
 // The factor of each element in storage order: periodic, so a counter, not a division.
 struct FactorWalk {
   const float* factors;
   uint64_t inner, extent, j = 0, left;
   FactorWalk(const float* f, const AxisView& v) : factors(f), inner(v.inner), extent(v.extent), left(v.inner) {}
-  double next() {
-    if (!factors) return 1.0;
-    const double f = factors[j];
-    advance(1);
-    return f;
-  }
   // How many elements from here on share the current factor (all of them without factors).
   uint64_t same() const { return factors ? left : UINT64_MAX; }
   double current() const { return factors ? factors[j] : 1.0; }
@@ -64,7 +46,6 @@ struct FactorWalk {
 // the values is zero.
 double error_sum(const uint8_t* values, const int8_t* codes, const uint8_t* low, int32_t bits, uint64_t begin, uint64_t end,
                  float scale, float offset, bool& zero) {
-  double even = 0, odd = 0;
   bool any_zero = false;
   auto d = [&](uint64_t k) {
     const float v = kernels::load_f32(values + 4 * k);
@@ -72,10 +53,11 @@ double error_sum(const uint8_t* values, const int8_t* codes, const uint8_t* low,
     // The reconstruction as the model computes it: float Cast, Mul, Add.
     return static_cast<double>(v) - (code_at(codes, low, bits, k) * scale + offset);
   };
+  double sums_of[2] = {0, 0};  // even and odd
   uint64_t k = begin;
 #if ONNX_SHRINK_SIMD
   {
-    // Four values at a time, the two lanes of float64 sums being `even` and `odd`: the same
+    // Four values at a time, the two lanes of float64 sums being the even and odd sums: the same
     // additions in the same order as the loop below.
     namespace v4 = kernels::v4;
     const v4::f32 vscale = v4::splat(scale), voffset = v4::splat(offset), step = v4::splat(static_cast<float>(1 << bits));
@@ -90,14 +72,21 @@ double error_sum(const uint8_t* values, const int8_t* codes, const uint8_t* low,
       sums = v4::add_f64(sums, v4::sub_f64(v4::widen_high(x), v4::widen_high(u)));
       zeros = v4::bor(zeros, v4::zero_mask(x));
     }
-    even = v4::lane_f64(sums, 0), odd = v4::lane_f64(sums, 1);
+    sums_of[0] = v4::lane_f64(sums, 0), sums_of[1] = v4::lane_f64(sums, 1);
     any_zero = v4::any(zeros);
   }
 #endif
-  for (; k + 2 <= end; k += 2) even += d(k), odd += d(k + 1);
-  if (k < end) even += d(k);
+  for (; k < end; ++k) sums_of[(k - begin) & 1] += d(k);
   zero |= any_zero;
-  return even + odd;
+  return sums_of[0] + sums_of[1];
+}
+
+// Adds `count` values of one factor f whose errors sum to d.
+inline void accumulate(Sums& s, double d, double f, double count) {
+  s.df += d * f;
+  s.f += f * count;
+  s.dff += d * f * f;
+  s.ff += f * f * count;
 }
 
 // Groups that are runs of consecutive values: the whole tensor, rows along the channel axis, blocks.
@@ -111,11 +100,7 @@ ONNX_SHRINK_NOINLINE void runs(const Int8Layout& l, uint64_t n, const uint8_t* v
     for (uint64_t k = start, end = start + length; k < end;) {
       const uint64_t stop = end - k < fw.same() ? end : k + fw.same();
       const double f = fw.current(), count = static_cast<double>(stop - k);
-      const double d = error_sum(values, codes, low, bits, k, stop, scales[g], offsets[g], s.zero);
-      s.df += d * f;
-      s.f += f * count;
-      s.dff += d * f * f;
-      s.ff += f * f * count;
+      accumulate(s, error_sum(values, codes, low, bits, k, stop, scales[g], offsets[g], s.zero), f, count);
       fw.advance(stop - k);
       k = stop;
     }
@@ -207,7 +192,8 @@ ONNX_SHRINK_COLD double correct_offsets(const Int8Layout& l, const std::vector<i
   } else if (l.kind == Int8Layout::Columns || l.kind == Int8Layout::ColumnBlocks) {
     for (uint64_t k = 0; k < n; ++k) {  // a factor that changes along a row (not made by the chooser)
       const uint64_t g = group_of(l, k);
-      add(sums[g], kernels::load_f32(values + 4 * k), code_at(codes, low, bits, k), scales[g], offsets[g], fw.next());
+      accumulate(sums[g], error_sum(values, codes, low, bits, k, k + 1, scales[g], offsets[g], sums[g].zero), fw.current(), 1);
+      fw.advance(1);
     }
   } else {
     runs(l, n, values, codes, low, bits, scales, offsets, fw, sums);

@@ -91,16 +91,8 @@ ONNX_SHRINK_COLD void uniform_codes(const Int8Layout& l, const uint8_t* x, uint6
 
 // The order-0 entropy of `n` code bytes, in bytes.
 uint64_t entropy_bytes(const int8_t* codes, uint64_t n) {
-  // Four tables, one per lane of four consecutive codes: runs of one code would otherwise wait on
-  // each other's increments.
-  uint64_t lanes[4][256] = {};
-  uint64_t k = 0;
-  for (; k + 4 <= n; k += 4) {
-    for (int j = 0; j < 4; ++j) ++lanes[j][static_cast<uint8_t>(codes[k + j])];
-  }
-  for (; k < n; ++k) ++lanes[0][static_cast<uint8_t>(codes[k])];
-  uint64_t counts[256];
-  for (int c = 0; c < 256; ++c) counts[c] = lanes[0][c] + lanes[1][c] + lanes[2][c] + lanes[3][c];
+  uint64_t counts[256] = {};
+  for (uint64_t k = 0; k < n; ++k) ++counts[static_cast<uint8_t>(codes[k])];
   double digits = 0;  // decimal digits (log10, which the module has already, rather than log2)
   for (const uint64_t c : counts) {
     if (c) digits -= double(c) * std::log10(double(c) / double(n));

@@ -49,7 +49,7 @@ double uniform_noise(float lo, float hi, double count) {
 }
 
 // Per-slice absolute maxima along `axis`.
-std::vector<float> axis_absmax(const uint8_t* x, const std::vector<int64_t>& dims, int64_t axis) {
+ONNX_SHRINK_COLD std::vector<float> axis_absmax(const uint8_t* x, const std::vector<int64_t>& dims, int64_t axis) {
   // One per slice whatever their size (uniform_layout gives slices of under 8 values one scale for
   // the whole tensor: factors made from that were one, where a slice's worth were read).
   const AxisView v = view_around(dims, axis);
@@ -163,9 +163,8 @@ ONNX_SHRINK_COLD double separable_noise(const uint8_t* x, const std::vector<int6
 ONNX_SHRINK_COLD double codebook_noise(const uint8_t* x, const std::vector<int64_t>& dims, int64_t a) {
   const AxisView va = view_around(dims, a);
   const std::vector<uint64_t> slices = sample_slices(va);
-  const uint64_t step = run_step(va, slices.size()), per_slice = (va.outer + step - 1) / step * va.inner;
+  const uint64_t step = run_step(va, slices.size());
   std::vector<float> u;
-  u.reserve(slices.size() * per_slice);
   double weight = 0;  // sum over the sampled slices' values of their factor squared
   for (uint64_t i : slices) {
     float m = 0;
