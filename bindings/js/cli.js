@@ -3,16 +3,19 @@
 //
 // Exit status: 0 success, 2 bad input or options (a tolerance gate on guessed input shapes among
 // them), 3 --verify found outputs beyond tolerance (or, with a tolerance, outputs that say nothing:
-// constant, or identical in both models), 1 anything unexpected.
+// constant, or identical in both models), or --target was not met (nothing written), 1 anything
+// unexpected.
 import { existsSync, fstatSync, lstatSync, mkdirSync, openSync, closeSync, readFileSync, readSync, realpathSync, renameSync, rmSync, statSync, readdirSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { constants as zlibConstants, createBrotliCompress, createGzip } from 'node:zlib';
-import { shrink, inspect, expand, version, fileSource, OnnxShrinkError } from './index.node.js';
+import { shrink, shrinkToTarget, inspect, expand, version, fileSource, OnnxShrinkError } from './index.node.js';
 import { declaredShape, sampleCount, sampleFeeds, compareModels, worstOutput, guessedDimensions, suspicions, FEW_SAMPLES } from './verify.js';
 import { OPTION, OPTIONS, words } from './options.js';
+import { DECISIONS, MEASURED_KINDS, OBJECTIVES, TARGET_FORMS, TARGET_KINDS, oneOf, parseDecision, parseTarget } from './target.js';
+import { evidenceLines } from './target_table.js';
 
 // An option's lines in the usage text, from its entry in options.js: the flag and what it takes,
 // then its help (other options named by their flags), range and default, wrapped at 100 columns.
@@ -39,6 +42,22 @@ function usage(o) {
   return indented.map((line) => `${line}\n`).join('');
 }
 
+// Target mode's flags, as entries like options.js's for usage(); their words are target.js's.
+const TARGET_FLAGS = [
+  { key: 'target', flag: '--target', words: [...TARGET_KINDS.map((kind) => `${kind}=N`), 'default'], default: '',
+    help: 'the smallest file (bytes after --objective) that meets a target, choosing the bits of each tensor\'s codes (2 to 10): ' +
+          'relL2=N or maxAbs=N, the worst output\'s error, or agree=N, the share of decisions kept (with --decision), measured in ' +
+          'onnxruntime-node on the --input samples (calibrated on the first half, the rest held out and reported); size=N, bytes ' +
+          '(e.g. 1.2MB) or a fraction of the original\'s (e.g. 0.25), with the least error; default: the default\'s estimated error. ' +
+          'Without --input, size and default are met by estimates, and said to be. Prints each point tried; writes nothing when the ' +
+          'target cannot be met (exit 3)' },
+  { key: 'decision', flag: '--decision', words: DECISIONS, default: '',
+    help: 'with --target agree=N: a decision is the largest value along each output\'s last axis (argmax: a class, a CTC ' +
+          'token), or which side of N a value is on (threshold:N, e.g. threshold:0.3 for a probability map)' },
+  { key: 'objective', flag: '--objective', words: OBJECTIVES, default: 'brotli',
+    help: 'with --target: the size to make smallest: after brotli (quality 9 for each point; what a host serves), gzip -9, or raw' },
+];
+
 const USAGE = `usage: onnx-shrink IN.onnx [IN2.onnx | FOLDER ...] [options]
        curl -sL URL | onnx-shrink - -o OUT.onnx [options]    (a model from a pipe)
        onnx-shrink IN.onnx -o - | gzip > OUT.onnx.gz         (the result to a pipe)
@@ -57,18 +76,20 @@ ${OPTIONS.filter((o) => o.flag).map(usage).join('')}  --report FILE.json        
                             with --shape, --input or --dim)
   --threshold X             with --verify: also the share of output values on the same side of X
                             in both models (decisions, e.g. 0.5 for a probability)
-  --dim N                   with --verify: the size of every open (symbolic or unknown) input
-                            dimension --shape and --input leave; without it they are guessed as
-                            1, and the check says so
-  --shape NAME=AxBxC        with --verify: the shape of one input (repeatable)
-  --value NAME=X            with --verify: fill one input with X instead of random values
-  --input NAME=FILE         with --verify: one input's real data, raw little-endian values of its
-                            type (its shape as declared or given by --shape), one sample or
-                            several back to back (a file, or a pipe such as <(command)); real
-                            inputs tell far more about accuracy than random ones
-  --feed-back OUT=IN        with --verify: from the second sample on, each model gets its own
-                            output OUT of the sample before as input IN (a streaming model's
-                            state, e.g. --feed-back stateN=state), as it runs in use
+${TARGET_FLAGS.map(usage).join('')}  --dim N                   with --verify or --target: the size of every open (symbolic or
+                            unknown) input dimension --shape and --input leave; without it
+                            --verify guesses them as 1, and says so (--target refuses to guess)
+  --shape NAME=AxBxC        with --verify or --target: the shape of one input (repeatable)
+  --value NAME=X            with --verify or --target: fill one input with X instead of random
+                            values (--target: in every sample)
+  --input NAME=FILE         with --verify or --target: one input's real data, raw little-endian
+                            values of its type (its shape as declared or given by --shape), one
+                            sample or several back to back (a file, or a pipe such as
+                            <(command)); real inputs tell far more about accuracy than random
+                            ones. --target calibrates on them
+  --feed-back OUT=IN        with --verify or --target: from the second sample on, each model gets
+                            its own output OUT of the sample before as input IN (a streaming
+                            model's state, e.g. --feed-back stateN=state), as it runs in use
   --quiet                   print only errors
   -h, --help, --version
 `;
@@ -79,7 +100,8 @@ const BY_FLAG = new Map(OPTIONS.filter((o) => o.flag).map((o) => [o.flag, o]));
 
 // Every flag parse() takes (the cases of its switch, and the options' flags): for suggestions.
 const FLAGS = ['-o', '--output', '--report', '--inspect', '--expand', '--json', '--verify', '--abs-tol', '--mean-tol', '--threshold',
-               '--dim', '--shape', '--value', '--input', '--feed-back', '-q', '--quiet', '-h', '--help', '--version', ...BY_FLAG.keys()];
+               '--dim', '--shape', '--value', '--input', '--feed-back', '-q', '--quiet', '-h', '--help', '--version', ...BY_FLAG.keys(),
+               ...TARGET_FLAGS.map((o) => o.flag)];
 
 // 'a, b or c'
 const orList = (items) => items.map(String).join(', ').replace(/, ([^,]*)$/, ' or $1');
@@ -116,10 +138,63 @@ const didYouMean = (given, candidates) => {
   return near === undefined ? '' : `; did you mean ${near}?`;
 };
 
+// --target's value, checked: KIND=N (target.js's parseTarget) or default. A number out of range is
+// named with its kind; a slip of the kind is pointed out, with the number given.
+function targetValue(v) {
+  if (v === 'default') return v;
+  try {
+    parseTarget(v);
+    return v;
+  } catch (e) {
+    const kind = v.split('=')[0];
+    if (TARGET_KINDS.includes(kind) && v.includes('=')) throw new UsageError(`--target ${e.message}`);
+    const near = nearest(kind, [...TARGET_KINDS, 'default']);
+    const hint = near === undefined ? '' : `; did you mean ${near}${near === 'default' ? '' : v.includes('=') ? v.slice(kind.length) : '=N'}?`;
+    throw new UsageError(`--target takes ${oneOf([...Object.values(TARGET_FORMS), 'default'])}, not '${v}'${hint}`);
+  }
+}
+
+// --decision's value, checked: argmax or threshold:N.
+function decisionValue(v) {
+  try {
+    parseDecision(v);
+    return v;
+  } catch {
+    const [word, number] = v.split(':');
+    const near = word === 'threshold' ? undefined : nearest(word, ['argmax', 'threshold']);
+    const hint = near === undefined ? '' : `; did you mean ${near === 'threshold' ? `threshold:${number ?? 'N'}` : near}?`;
+    throw new UsageError(`--decision takes ${oneOf(DECISIONS)} (e.g. threshold:0.3), not '${v}'${hint}`);
+  }
+}
+
+// The flags target mode takes and refuses, once all are read.
+function checkTargetFlags(a) {
+  if (!a.target) {
+    const given = [['--decision', a.decision], ['--objective', a.objective]].filter(([, v]) => v !== undefined).map(([flag]) => flag);
+    if (given.length) throw new UsageError(`${given.join(' and ')} ${given.length === 1 ? 'needs' : 'need'} --target`);
+    return;
+  }
+  const refused = [['--verify', a.verify], ['--inspect', a.inspect], ['--expand', a.expand], ['--mode palette', a.options.mode === 'palette'],
+                   ['--bits', a.options.bits !== undefined], ['--tensor-bits', a.options.tensorBits !== undefined],
+                   ['a list of schemes', a.schemes.length > 1]].filter(([, on]) => on).map(([what]) => what);
+  if (refused.length) {
+    throw new UsageError(`--target chooses the bits of each tensor's int8 codes and measures its candidates itself: it takes no ${oneOf(refused)}`);
+  }
+  const kind = a.target.split('=')[0];
+  if (kind === 'agree' && a.decision === undefined) {
+    throw new UsageError(`--target ${a.target} counts decisions kept: add --decision argmax (the largest value along each output's last axis) ` +
+                         'or --decision threshold:N (the side of N each value is on)');
+  }
+  if (MEASURED_KINDS.includes(kind) && !Object.keys(a.inputFiles).length) {
+    throw new UsageError(`--target ${a.target} is measured on your data: add --input NAME=FILE (the model's input NAME, raw values, ` +
+                         'one sample or several back to back); only size=N and default can do without, by estimates');
+  }
+}
+
 function parse(argv) {
   const a = { inputs: [], options: {}, schemes: [], output: null, report: null, inspect: false, expand: false, json: false, verify: false,
               absTol: null, meanTol: null, threshold: undefined, dim: 1, dimGiven: false, shapes: {}, values: {}, inputFiles: {}, feedBack: {},
-              quiet: false };
+              target: null, decision: undefined, objective: undefined, quiet: false };
   const numeric = (flag, v) => {
     if (!/^\d+$/.test(v ?? '')) throw new UsageError(`${flag} needs a whole number, not '${v}'`);
     return Number(v);
@@ -195,6 +270,9 @@ function parse(argv) {
         a.feedBack[m[2]] = m[1];
         break;
       }
+      case '--target': a.target = targetValue(value()); break;
+      case '--decision': a.decision = decisionValue(value()); break;
+      case '--objective': a.objective = choice(arg, value(), OBJECTIVES); break;
       case '-q': case '--quiet': a.quiet = true; break;
       default: {
         const option = BY_FLAG.get(arg);
@@ -206,13 +284,16 @@ function parse(argv) {
     }
   }
   if (!a.printVersion && a.inputs.length === 0) throw new UsageError('no input model');
-  const verifyOnly = [['--input', Object.keys(a.inputFiles).length], ['--feed-back', Object.keys(a.feedBack).length],
-                      ['--shape', Object.keys(a.shapes).length], ['--value', Object.keys(a.values).length],
-                      ['--abs-tol', a.absTol !== null], ['--mean-tol', a.meanTol !== null],
+  // The samples' flags serve --verify and --target; the tolerances, --verify alone.
+  const samplesFlags = [['--input', Object.keys(a.inputFiles).length], ['--feed-back', Object.keys(a.feedBack).length],
+                        ['--shape', Object.keys(a.shapes).length], ['--value', Object.keys(a.values).length]];
+  const verifyOnly = [...(a.target ? [] : samplesFlags), ['--abs-tol', a.absTol !== null], ['--mean-tol', a.meanTol !== null],
                       ['--threshold', a.threshold !== undefined]].filter(([, given]) => given);
   if (verifyOnly.length && !a.verify) {
-    throw new UsageError(`${verifyOnly.map(([flag]) => flag).join(', ')} ${verifyOnly.length === 1 ? 'needs' : 'need'} --verify`);
+    const samplesOnly = verifyOnly.every(([flag]) => samplesFlags.some(([f]) => f === flag));
+    throw new UsageError(`${verifyOnly.map(([flag]) => flag).join(', ')} ${verifyOnly.length === 1 ? 'needs' : 'need'} --verify${samplesOnly ? ' or --target' : ''}`);
   }
+  checkTargetFlags(a);
   if (a.output === '-' && a.json) throw new UsageError('-o - and --json would both write to standard output');
   if (a.output === '-' && a.report === '-') throw new UsageError('-o - and --report - would both write to standard output');
   if (a.json && a.report === '-') throw new UsageError('--json and --report - would both write to standard output');
@@ -586,6 +667,7 @@ async function processOne(model, a, many, rows, reports, readFiles) {
   const shownInput = input === '-' ? 'standard input' : input;
   let feeds = null, check = null, brotli = null;
   try {
+    if (a.target) return await targetOne(source, model, output, a, rows, reports, inputFiles);
     if (a.inspect) {
       const report = await inspect(source, { ...a.options, external, onProgress });
       reports.push({ input, report });
@@ -877,8 +959,9 @@ async function openCheck(ort, original, { inputs, samples, guessed }, a, name) {
   };
 }
 
-// The inputs --verify feeds the model of `report` (see verifyInputs), and how many samples.
-function verifyFeeds(report, a) {
+// The inputs --verify (or --target: `flag`) feeds the model of `report` (see verifyInputs), and how
+// many samples.
+function verifyFeeds(report, a, flag = '--verify') {
   try {
     for (const [input, output] of Object.entries(a.feedBack)) {
       if (!report.model.outputs.some((o) => o.name === output)) {
@@ -894,8 +977,78 @@ function verifyFeeds(report, a) {
     const list = a.dimGiven ? [] : guessedDimensions(report.model.inputs, [...Object.keys(a.shapes), ...Object.keys(a.inputFiles)]);
     return { inputs, samples: sampleCount(inputs), guessed: { list, ...describeGuessed(list, report.model.inputs) } };
   } catch (e) {
-    throw new OnnxShrinkError(`--verify: ${e.message}`, 'BAD_OPTION');
+    throw new OnnxShrinkError(`${flag}: ${e.message}`, 'BAD_OPTION');
   }
+}
+
+// The samples --target calibrates on, from --input, --value, --shape, --dim and --feed-back as
+// --verify reads them, in shrinkToTarget's terms. A target measured on guessed shapes or random
+// values would say nothing of the model in use: every input needs data or a value, every shape
+// must be known.
+function targetFeeds(report, a) {
+  // Open dimensions of any input without --shape (data does not tell them: a file of several
+  // samples could hold any split), unless --dim sets them all.
+  const open = a.dimGiven ? [] : guessedDimensions(report.model.inputs, Object.keys(a.shapes));
+  if (open.length) {
+    const { dims, give } = describeGuessed(open, report.model.inputs);
+    throw new OnnxShrinkError(`--target measures on the shapes of your data, and the model leaves open:\n  ${dims}\n  ${give}`, 'BAD_OPTION');
+  }
+  const { inputs } = verifyFeeds(report, a, '--target');
+  const missing = inputs.filter((i) => !i.bytes && i.value === undefined).map((i) => i.name);
+  if (missing.length) {
+    const names = missing.map((n) => `'${n}'`);
+    const list = names.length === 1 ? names[0] : `${names.slice(0, -1).join(', ')} and ${names.at(-1)}`;
+    throw new OnnxShrinkError(`--target measures on your data, and input${missing.length === 1 ? '' : 's'} ${list} ` +
+                              `${missing.length === 1 ? 'has' : 'have'} none: give ${missing.map((n) => `--input ${n}=FILE or --value ${n}=X`).join(', and ')}`,
+                              'BAD_OPTION');
+  }
+  return { samples: Object.fromEntries(inputs.map((i) => [i.name, i.bytes ?? i.value])),
+           shapes: Object.fromEntries(inputs.map((i) => [i.name, i.shape])) };
+}
+
+// Target mode on one model: the search (shrinkToTarget) on the --input samples, with its progress,
+// then the chosen file written as every result is (a temporary file, renamed) when it meets the
+// target; otherwise nothing. While it searches nothing is on disk: Ctrl-C leaves nothing behind.
+async function targetOne(source, model, output, a, rows, reports, inputFiles) {
+  const { file: input } = model;
+  let bytes;
+  try {
+    bytes = source.bytes ?? readFileSync(input);
+  } catch (e) {
+    throw new OnnxShrinkError(`cannot read '${input}': ${e.code === 'ERR_FS_FILE_TOO_LARGE' ? 'over 2 GiB, more than target mode holds in memory' : e.message}`,
+                              e.code === 'ERR_FS_FILE_TOO_LARGE' ? 'TOO_LARGE' : 'IO');
+  }
+  const feeds = Object.keys(a.inputFiles).length ? targetFeeds(await inspect(bytes, a.options), a) : {};
+  const bar = progressBar(input === '-' ? 'stdin' : path.basename(input), a.quiet || a.json);
+  let result;
+  try {
+    result = await shrinkToTarget(bytes, { ...a.options, target: a.target, decision: a.decision, objective: a.objective, samples: feeds.samples,
+                                           shapes: feeds.shapes, feedBack: a.feedBack, onProgress: bar });
+  } finally {
+    bar(1, 'done');
+  }
+  const { target, report } = result;
+  report.target = target;
+  const row = { input, output: null, before: bytes.byteLength, report, target, goalText: a.target };
+  if (target.met) {
+    refuseToReplaceInputs(inputFiles, [output]);
+    const file = new TempFile(output);
+    const gzip = gzipCounter(64e6);
+    try {
+      file.write(result.model);
+      gzip.write(result.model);
+      const brotli = a.table ? brotliSize({ model: file, externalFile: null, size: file.size }) : null;
+      file.commit();
+      Object.assign(row, { output, after: file.size, gzip: await gzip.size(), brotli: await brotli?.done });
+    } catch (e) {
+      file.discard();
+      throw e;
+    }
+  } else {
+    process.stderr.write(`onnx-shrink: ${input === '-' ? 'standard input' : input}: --target ${a.target} not met: ${target.why}; nothing written\n`);
+  }
+  rows.push(row);
+  reports.push({ input, output: row.output, report });
 }
 
 // The declared inputs with their shapes (symbolic dimensions become --dim, or --shape's),
@@ -946,13 +1099,17 @@ function printTable(rows, a) {
     const relative = path.relative(process.cwd(), file);
     return relative.startsWith('..') || path.isAbsolute(relative) ? path.basename(file) : relative;
   };
-  const lines = rows.map((r) => [shown(r.output ?? r.input), formatBytes(r.before), formatBytes(r.after), formatBytes(r.gzip),
+  const written = rows.filter((r) => !r.target || r.output);
+  const lines = written.map((r) => [shown(r.output ?? r.input), formatBytes(r.before), formatBytes(r.after), formatBytes(r.gzip),
                                  `${formatBytes(r.brotli?.bytes)}${r.brotli && r.brotli.quality !== quality ? ` (-q ${r.brotli.quality})` : ''}`,
                                  sizeChange(r.before, r.after)]);
   const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i].length)));
   const fmt = (cells) => cells.map((c, i) => (i === 0 || i === cells.length - 1 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ').trimEnd();
-  say(fmt(header));
+  if (lines.length) say(fmt(header));
   for (const l of lines) say(fmt(l));
+  for (const r of rows) {
+    if (r.target) for (const line of evidenceLines(r.target, { text: r.goalText, decision: a.decision, name: shown(r.output ?? r.input), formatBytes })) say(line);
+  }
   for (const r of rows) if (r.report?.unchanged) say(`${shown(r.output ?? r.input)}: ${r.report.summary}`);
   for (const r of rows) {
     if (!r.verify) continue;
@@ -1017,6 +1174,9 @@ async function main() {
     if (inputs.length > 1 && a.output && (a.output.endsWith('.onnx') || isStream(a.output))) {
       throw new OnnxShrinkError(`with several inputs, -o names a folder${isStream(a.output) ? ', not a stream' : ''}`, 'BAD_OPTION');
     }
+    if (a.target && (inputs.length > 1 || a.inputs.some((i) => i !== '-' && statSync(i).isDirectory()))) {
+      throw new OnnxShrinkError('--target works on one model at a time (its samples are that model\'s): give one model file', 'BAD_OPTION');
+    }
   } catch (e) {
     process.stderr.write(`onnx-shrink: ${e.message}\n`);
     return 2;
@@ -1060,7 +1220,7 @@ async function main() {
   printTable(rows, a);
   if (internal) return 1;  // a bug of ours, not bad input
   if (failed) return 2;
-  if (rows.some((r) => r.gateFailed || r.verify?.some((o) => !o.ok))) return 3;
+  if (rows.some((r) => r.gateFailed || r.verify?.some((o) => !o.ok) || (r.target && !r.target.met))) return 3;
   return 0;
 }
 

@@ -217,8 +217,8 @@ export interface TargetOptions extends ShrinkOptions {
   target: string;
   /** What "smallest" counts: 'brotli' (default; quality 9 for each point), 'gzip' (-9) or 'raw'. */
   objective?: 'brotli' | 'gzip' | 'raw';
-  /** Per input: raw little-endian values, samples back to back (as the CLI's --input). */
-  samples?: Record<string, Uint8Array>;
+  /** Per input: raw little-endian values, samples back to back (as the CLI's --input), or a number: that value in every sample (as --value). */
+  samples?: Record<string, Uint8Array | number>;
   /** Shapes of inputs with open dimensions. */
   shapes?: Record<string, number[]>;
   /** For agree=: 'argmax' (over each output's last axis) or 'threshold:N'. */
@@ -243,6 +243,10 @@ export interface TargetPoint {
 
 export interface TargetResult extends ShrinkResult {
   target: { met: boolean; estimated: boolean; objective: string; points: TargetPoint[]; chosen: TargetPoint;
+            /** The target as met: its kind and value; a size as `bytes` of the objective; 'default' with its `predicted` error. */
+            goal: { kind: 'relL2' | 'maxAbs' | 'agree' | 'size' | 'default'; value?: number; bytes?: number; fraction?: number; predicted?: number };
+            /** How many samples were calibrated on and held out (null without samples: `estimated`). */
+            samples: { calibration: number; heldOut: number } | null;
             tensorBits?: Record<string, number>; why?: string };
 }
 

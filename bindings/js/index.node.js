@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import { createApi, OnnxShrinkError } from './core.js';
 import { makeEvaluator, parseDecision, parseTarget, searchTarget } from './target.js';
-import { declaredShape } from './verify.js';
+import { declaredShape, sampleCount } from './verify.js';
 
 const api = createApi(
   async (wasmPath) => readFileSync(wasmPath ?? fileURLToPath(new URL('../../dist/onnx-shrink.wasm', import.meta.url))),
@@ -37,7 +37,8 @@ export function objectiveSize(bytes, objective, quality = 11) {
  * `target` ('relL2=0.01', 'maxAbs=0.05', 'agree=0.999' with a `decision` ('argmax' or
  * 'threshold:0.3'), or 'size=1.2MB' / 'size=0.25'), measured in onnxruntime-node on `samples`
  * ({ inputName: bytes }: raw little-endian values, samples back to back, as the CLI's --input
- * takes them; `shapes` for open dimensions). It calibrates on the first half of the samples and
+ * takes them, or a number: that value everywhere in every sample, as --value; `shapes` for open
+ * dimensions). It calibrates on the first half of the samples and
  * reports the other half as `target.chosen.heldOut`. Without samples, only a size target or
  * 'default' (no more bytes than the default at its estimated error) can be met, by estimates.
  * Resolves as shrink() does, with `target`: the points tried and the one chosen.
@@ -52,8 +53,9 @@ export async function shrinkToTarget(input, options = {}) {
   } catch (e) {
     throw bad(`target: ${e.message}`);
   }
-  let measure;
-  if (samples && Object.keys(samples).length) {
+  if (goal.kind === 'agree' && !decision) throw bad("target: agree= counts decisions kept: give decision ('argmax' or 'threshold:N')");
+  let measure, split = null;
+  if (samples && Object.values(samples).some((s) => typeof s !== 'number')) {
     let ort;
     try {
       ort = (await import('onnxruntime-node')).default;
@@ -64,17 +66,37 @@ export async function shrinkToTarget(input, options = {}) {
     const inputs = report.model.inputs.map((i) => {
       const declared = declaredShape(i.shape);
       if (!shapes[i.name] && declared.guessed) throw bad(`input '${i.name}' has open dimensions: give its shape in shapes (e.g. { '${i.name}': [1, 3, 640, 640] })`);
-      if (!samples[i.name]) throw bad(`samples has no data for input '${i.name}'`);
-      return { name: i.name, dtype: i.dtype, shape: shapes[i.name] ?? declared.shape, bytes: samples[i.name] };
+      const data = samples[i.name];
+      if (data === undefined) throw bad(`samples has no data for input '${i.name}'`);
+      return { name: i.name, dtype: i.dtype, shape: shapes[i.name] ?? declared.shape, ...(typeof data === 'number' ? { value: data } : { bytes: data }) };
     });
-    const evaluator = await makeEvaluator(ort, input, inputs, { feedBack, decision: decision ? parseDecision(decision) : {} });
+    let how;
+    try {
+      how = decision ? parseDecision(decision) : {};
+    } catch (e) {
+      throw bad(`decision: ${e.message}`);
+    }
+    try {
+      sampleCount(inputs);
+    } catch (e) {
+      throw bad(`samples: ${e.message}`);
+    }
+    let evaluator;
+    try {
+      evaluator = await makeEvaluator(ort, input, inputs, { feedBack, decision: how });
+    } catch (e) {
+      throw bad(`target: the original model does not run on the samples: ${e.message}`);
+    }
     measure = evaluator.measure;
+    split = { calibration: evaluator.calibrate, heldOut: evaluator.samples - evaluator.calibrate };
   }
   try {
-    return await searchTarget(input, {
+    const result = await searchTarget(input, {
       engine: { shrink: api.shrink, inspect: api.inspect }, options: rest, target: goal, objective, measure, onProgress,
       size: (bytes) => objectiveSize(bytes, objective, 9), originalBytes: objectiveSize(input, objective, 9),
     });
+    result.target.samples = split;
+    return result;
   } catch (e) {
     throw e instanceof OnnxShrinkError ? e : bad(`target: ${e.message}`);
   }

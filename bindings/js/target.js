@@ -20,12 +20,22 @@ import { OutputComparison, carryOver, sampleFeeds } from './verify.js';
 export const TARGET_BITS = [2, 3, 4, 5, 6, 7, 8, 9, 10];
 export const PROBE_BITS = 4;
 export const OBJECTIVES = ['brotli', 'gzip', 'raw'];
+// What a target can bound, each written KIND=N; the kinds measured on samples (a size can be met
+// by estimates); how `agree` counts decisions.
+export const TARGET_FORMS = { relL2: 'relL2=N', maxAbs: 'maxAbs=N', agree: 'agree=N (a share, e.g. 0.999)',
+                              size: 'size=N (bytes, kB, MB, or a fraction of the original)' };
+export const TARGET_KINDS = Object.keys(TARGET_FORMS);
+export const MEASURED_KINDS = ['relL2', 'maxAbs', 'agree'];
+export const DECISIONS = ['argmax', 'threshold:N'];
+
+// 'a, b or c' (the items may hold commas of their own).
+export const oneOf = (items) => (items.length > 1 ? `${items.slice(0, -1).join(', ')} or ${items.at(-1)}` : String(items[0]));
 
 // 'relL2=0.01', 'maxAbs=0.05', 'agree=0.999', 'size=1.2MB' (or kB, B, or a fraction of the
 // original such as 'size=0.25') -> { kind, value } (size: `bytes`, or `fraction`).
 export function parseTarget(text) {
-  const m = /^(relL2|maxAbs|agree|size)=(.+)$/.exec(String(text ?? ''));
-  if (!m) throw new Error(`a target is relL2=N, maxAbs=N, agree=N (a share, e.g. 0.999) or size=N (bytes, kB, MB, or a fraction of the original), not '${text}'`);
+  const m = new RegExp(`^(${TARGET_KINDS.join('|')})=(.+)$`).exec(String(text ?? ''));
+  if (!m) throw new Error(`a target is ${oneOf(Object.values(TARGET_FORMS))}, not '${text}'`);
   const [, kind, value] = m;
   if (kind === 'size') {
     const s = /^(\d+(?:\.\d+)?)\s*(B|kB|KB|MB|GB)?$/.exec(value);
@@ -43,7 +53,7 @@ export function parseTarget(text) {
 export function parseDecision(text) {
   if (text === 'argmax') return { argmax: true };
   const m = /^threshold:(-?\d+(?:\.\d+)?(?:e-?\d+)?)$/.exec(String(text ?? ''));
-  if (!m) throw new Error(`a decision is argmax or threshold:N (e.g. threshold:0.3), not '${text}'`);
+  if (!m) throw new Error(`a decision is ${oneOf(DECISIONS)} (e.g. threshold:0.3), not '${text}'`);
   return { threshold: Number(m[1]) };
 }
 
@@ -144,8 +154,8 @@ function descent(rows, gains, cost) {
   return path;
 }
 
-// Whether a measured point meets the target.
-function meets(target, m) {
+// Whether measurements meet the target (a size target: always; the size is checked apart).
+export function meets(target, m) {
   if (target.kind === 'relL2') return m.relL2 <= target.value;
   if (target.kind === 'maxAbs') return m.maxAbs <= target.value;
   if (target.kind === 'agree') return (m.agreement ?? 0) >= target.value;
@@ -157,7 +167,7 @@ function meets(target, m) {
 // Resolves with the chosen file, its report and the evidence.
 export async function searchTarget(model, { engine, options = {}, target, objective = 'brotli', measure, size, onProgress, originalBytes }) {
   if (!OBJECTIVES.includes(objective)) throw new Error(`the objective is ${OBJECTIVES.join(', ')}, not '${objective}'`);
-  if (!measure && target.kind !== 'size' && target.kind !== 'default') {
+  if (!measure && MEASURED_KINDS.includes(target.kind)) {
     throw new Error(`a ${target.kind} target needs samples to measure it on (samples, or the CLI's --input)`);
   }
   const stage = (from, to) => (f, what) => onProgress?.(from + (to - from) * f, what);
@@ -185,27 +195,34 @@ export async function searchTarget(model, { engine, options = {}, target, object
     points.push(point);
     return { made, point };
   };
-  // Bisection along the path (bytes fall with k): the last k that meets the target.
-  let lo = 0, hi = path.length - 1, chosen = null;
+  // Bisection along the path (bytes fall with k). An error bound holds from the first point (every
+  // tensor at 10 bits) up to some k: the last k that meets it. A size bound holds from some k to the
+  // last point (every tensor at 2 bits): the first k that meets it, the least error in that size.
   const goal = target.kind === 'size' ? (target.bytes ?? Math.floor(target.fraction * (originalBytes ?? 0))) : null;
   const ok = (point) => (target.kind === 'size' ? point.bytes <= goal : target.kind === 'default' ? point.predicted <= target.predicted : meets(target, point.measured));
+  const bySize = target.kind === 'size';
+  // The goal as met: a size in bytes of the objective; for 'default', the error predicted for it.
+  const aim = { ...target, ...(bySize ? { bytes: goal } : {}) };
   const progress = stage(0.6, 1);
   let steps = 0;
   const total = Math.ceil(Math.log2(path.length + 1)) + 1;
-  let first = await evaluate(lo);
+  let lo = 0, hi = path.length - 1;
+  const first = await evaluate(bySize ? hi : lo);
   progress(++steps / total, 'building and measuring candidates');
   if (!ok(first.point)) {
-    return { ...first.made, target: { met: false, estimated, objective, points, chosen: first.point, why: 'even every tensor at 10 bits misses the target' } };
+    const why = bySize ? `even every tensor at 2 bits is larger than ${goal} bytes` : 'even every tensor at 10 bits misses the target';
+    return { ...first.made, target: { met: false, estimated, objective, goal: aim, points, chosen: first.point, why } };
   }
-  chosen = first;
+  let chosen = first;
   while (lo < hi) {
-    const mid = Math.ceil((lo + hi) / 2);
+    const mid = bySize ? Math.floor((lo + hi) / 2) : Math.ceil((lo + hi) / 2);
     const tried = await evaluate(mid);
     progress(Math.min(1, ++steps / total), 'building and measuring candidates');
-    if (ok(tried.point)) lo = mid, chosen = tried;
+    if (ok(tried.point)) chosen = tried, bySize ? (hi = mid) : (lo = mid);
+    else if (bySize) lo = mid + 1;
     else hi = mid - 1;
   }
-  return { ...chosen.made, target: { met: true, estimated, objective, points, chosen: chosen.point, tensorBits: chosen.made.tensorBits } };
+  return { ...chosen.made, target: { met: true, estimated, objective, goal: aim, points, chosen: chosen.point, tensorBits: chosen.made.tensorBits } };
 }
 
 // The default's predicted error under the same estimates (for targets without samples: never more

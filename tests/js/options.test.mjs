@@ -9,6 +9,7 @@ import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { DEFAULTS, OPTION, OPTIONS, words } from '../../bindings/js/options.js';
 import { normaliseOptions } from '../../bindings/js/core.js';
+import { DECISIONS, OBJECTIVES, TARGET_FORMS, TARGET_KINDS } from '../../bindings/js/target.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const read = (file) => readFileSync(path.join(root, file), 'utf8');
@@ -116,6 +117,45 @@ test('the API and the CLI take the words of the table, and name them when given 
     assert.equal(bad.status, 2);
     const expected = o.words ? `${o.flag} takes ${taken(o).join(', ').replace(/, ([^,]*)$/, ' or $1')}, not 'bogus'` : typeof o.default === 'number' ? `${o.flag} needs a whole number` : null;
     if (expected) assert.ok(bad.stderr.startsWith(`onnx-shrink: ${expected}`), bad.stderr);
+  }
+});
+
+test('target mode\'s words (bindings/js/target.js): the CLI\'s help and errors, index.d.ts and the README use them', () => {
+  const cli = path.join(root, 'bindings', 'js', 'cli.js');
+  const help = spawnSync(process.execPath, [cli, '--help'], { encoding: 'utf8' }).stdout;
+  const targets = [...TARGET_KINDS.map((kind) => `${kind}=N`), 'default'];
+  for (const [flag, taken] of [['--target', targets], ['--decision', DECISIONS], ['--objective', OBJECTIVES]]) {
+    assert.match(help, new RegExp(`^  ${flag} ${taken.join('\\|')}\\s`, 'm'), flag);
+  }
+  assert.match(help.replace(/\n {28}/g, ' '), /^  --objective \S+ with --target: the size to make smallest: .*; default brotli$/m);
+  const bad = (...args) => spawnSync(process.execPath, [cli, 'm.onnx', ...args], { encoding: 'utf8' });
+  const or = (items) => `${items.slice(0, -1).join(', ')} or ${items.at(-1)}`;
+  const objective = bad('--target', 'size=1MB', '--objective', 'bogus');
+  assert.equal(objective.status, 2);
+  assert.ok(objective.stderr.startsWith(`onnx-shrink: --objective takes ${or(OBJECTIVES)}, not 'bogus'\n`), objective.stderr);
+  const target = bad('--target', 'bogus');
+  assert.ok(target.stderr.startsWith(`onnx-shrink: --target takes ${or([...Object.values(TARGET_FORMS), 'default'])}, not 'bogus'\n`), target.stderr);
+  const decision = bad('--target', 'agree=0.9', '--decision', 'bogus');
+  assert.ok(decision.stderr.startsWith(`onnx-shrink: --decision takes ${or(DECISIONS)} (e.g. threshold:0.3), not 'bogus'\n`), decision.stderr);
+  // index.d.ts: TargetOptions' objective is the words; its target and decision docs, and the result's
+  // goal, name every kind and form.
+  const dts = read('bindings/js/index.d.ts');
+  const options = /export interface TargetOptions extends ShrinkOptions \{([\s\S]*?)\n\}/.exec(dts)[1];
+  const objectiveType = /objective\?: ([^;]+);/.exec(options)[1];
+  assert.deepEqual(sorted(objectiveType.split('|').map((w) => w.trim().replace(/^'(.*)'$/, '$1'))), sorted(OBJECTIVES));
+  const targetDoc = /\/\*\*([^*]*)\*\/\s*target: string;/.exec(options)[1];
+  for (const kind of TARGET_KINDS) assert.match(targetDoc, new RegExp(`'${kind}=`), `index.d.ts: target's doc has no ${kind}=`);
+  assert.match(targetDoc, /'default'/);
+  const decisionDoc = /\/\*\*([^*]*)\*\/\s*decision\?: string;/.exec(options)[1];
+  for (const d of DECISIONS) assert.ok(decisionDoc.includes(`'${d}'`), `index.d.ts: decision's doc has no '${d}'`);
+  const goal = /goal: \{ kind: ([^;]+);/.exec(dts)[1];
+  assert.deepEqual(sorted(goal.split('|').map((w) => w.trim().replace(/^'(.*)'$/, '$1'))), sorted([...TARGET_KINDS, 'default']));
+  // The README's target mode names every kind, decision and objective.
+  const readme = read('README.md');
+  const section = /\n### Target mode\n([\s\S]*?)\n## /.exec(readme)?.[1];
+  assert.ok(section, 'README.md has no "### Target mode" section');
+  for (const word of [...TARGET_KINDS.map((kind) => `${kind}=`), 'default', ...DECISIONS, ...OBJECTIVES]) {
+    assert.ok(section.includes(word), `README.md's target mode does not mention ${word}`);
   }
 });
 

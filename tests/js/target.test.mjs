@@ -58,7 +58,9 @@ test('agree=0.999 on PP-OCR det: the decisions kept on the calibration half, few
 
 test('without samples: an error target is refused, the default\'s estimated error is met by estimates', async () => {
   await assert.rejects(shrink(det, { target: 'relL2=0.01' }), (e) => e.code === 'BAD_OPTION' && /needs samples/.test(e.message));
-  await assert.rejects(shrink(det, { target: 'agree=0.999', samples: { x: pageHalves() } }), (e) => e.code === 'BAD_OPTION' && /open dimensions/.test(e.message));
+  await assert.rejects(shrink(det, { target: 'agree=0.999', decision: 'argmax', samples: { x: pageHalves() } }),
+                       (e) => e.code === 'BAD_OPTION' && /open dimensions/.test(e.message));
+  await assert.rejects(shrink(det, { target: 'agree=0.999', samples: { x: pageHalves() } }), (e) => e.code === 'BAD_OPTION' && /give decision/.test(e.message));
   const r = await shrinkToTarget(det, { target: 'default' });
   assert.equal(r.target.estimated, true);
   const plain = await shrink(det);

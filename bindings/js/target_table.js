@@ -1,0 +1,66 @@
+// Target mode's evidence as the CLI prints it: a line saying what was aimed at and on what, each
+// point tried (bytes on the objective, raw bytes, and the output error measured on the calibration
+// samples and on those held out, or the error predicted without samples), the chosen one marked,
+// and whether the target was met and whether the numbers are measurements or estimates.
+
+import { meets } from './target.js';
+
+const OBJECTIVE_NAMES = { brotli: 'brotli -q 9', gzip: 'gzip -9', raw: 'raw' };
+
+const plural = (n, word) => `${n} ${word}${n === 1 ? '' : 's'}`;
+const error = (x) => (x === undefined || x === null ? '-' : Number.isFinite(x) ? x.toExponential(2) : 'inf');
+const share = (x) => (x === undefined || x === null ? '-' : `${(100 * x).toFixed(3)} %`);
+
+// The columns of the errors of one set of samples (calibration or held out).
+function errorCells(m, decisions) {
+  return [error(m?.relL2), error(m?.maxAbs), ...(decisions ? [share(m?.agreement)] : [])];
+}
+
+// What the chosen point reached, against the goal, in words.
+function reached(goal, point, formatBytes, objective) {
+  const m = point.measured;
+  if (goal.kind === 'agree') return `keeps ${share(m.agreement)} of decisions (the target: ${share(goal.value)} or more)`;
+  if (goal.kind === 'relL2') return `moves the worst output by rel. L2 ${error(m.relL2)} (the target: ${error(goal.value)} or less)`;
+  if (goal.kind === 'maxAbs') return `moves an output value by ${error(m.maxAbs)} at most (the target: ${error(goal.value)} or less)`;
+  if (goal.kind === 'size') return `is ${formatBytes(point.bytes, 3)} by ${OBJECTIVE_NAMES[objective]} (the target: ${formatBytes(goal.bytes, 3)} or less)`;
+  return `has a predicted rel. L2 of ${error(point.predicted)} (the default's, by the same estimate: ${error(goal.predicted)})`;
+}
+
+/**
+ * The table's lines. `target`: shrinkToTarget's result.target; `text`: the target as given
+ * (agree=0.999); `decision`: as given, or undefined; `name`: the file as shown; `formatBytes(n,
+ * digits)`: the CLI's sizes.
+ */
+export function evidenceLines(target, { text, decision, name, formatBytes }) {
+  const { points, chosen, objective, estimated, samples, goal } = target;
+  const decisions = decision !== undefined && points.some((p) => p.measured?.agreement !== undefined);
+  const heldOut = samples?.heldOut > 0;
+  const on = estimated ? 'no samples: the errors below are ESTIMATES, predicted from each tensor\'s rounding noise, not measured'
+                       : `measured in onnxruntime-node on ${plural(samples.calibration, 'calibration sample')}` +
+                         (heldOut ? `, reported on ${samples.heldOut} held out` : ', none held out (give two or more samples to check on some)');
+  const lines = [`target ${text}${decision === undefined ? '' : ` (decisions: ${decision})`} for ${name}, smallest by ${OBJECTIVE_NAMES[objective]}; ${on}:`];
+  const sizeHead = [OBJECTIVE_NAMES[objective], ...(objective === 'raw' ? [] : ['raw'])];
+  const errorHead = ['rel. L2', 'max abs', ...(decisions ? ['kept'] : [])];
+  const head = [...sizeHead, ...(estimated ? ['est. rel. L2'] : [...errorHead, ...(heldOut ? errorHead.map((h) => `held-out ${h}`) : [])])];
+  const rows = [...points].sort((p, q) => p.step - q.step).map((p) => [
+    formatBytes(p.bytes, 3), ...(objective === 'raw' ? [] : [formatBytes(p.raw, 3)]),
+    ...(estimated ? [error(p.predicted)] : [...errorCells(p.measured, decisions), ...(heldOut ? errorCells(p.heldOut, decisions) : [])]),
+    p === chosen ? (target.met ? 'chosen' : 'closest') : '',
+  ]);
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
+  const format = (cells) => `  ${cells.map((c, i) => (i < head.length ? c.padStart(widths[i]) : c)).join('  ')}`.trimEnd();
+  lines.push(format(head), ...rows.map(format));
+  const kind = estimated ? 'These are estimates (no samples): give --input to measure.' : 'These are measurements.';
+  if (!target.met) {
+    lines.push(`target NOT met: ${target.why}; nothing written. ${kind}`);
+    return lines;
+  }
+  const held = heldOut && chosen.heldOut
+    ? ` On the ${samples.heldOut} held out: rel. L2 ${error(chosen.heldOut.relL2)}, max abs ${error(chosen.heldOut.maxAbs)}` +
+      `${decisions ? `, ${share(chosen.heldOut.agreement)} of decisions kept` : ''}` +
+      `${!meets(goal, chosen.heldOut) ? ', which MISSES the target: calibrate on more samples like those the model will meet' : ''}.`
+    : '';
+  const where = estimated || goal.kind === 'size' || goal.kind === 'default' ? '' : ' on the calibration samples';
+  lines.push(`target met: the chosen file ${reached(goal, chosen, formatBytes, objective)}${where}.${held} ${kind}`);
+  return lines;
+}
