@@ -572,12 +572,13 @@ class CommandLine(unittest.TestCase):
 
 
 class RealModels(unittest.TestCase):
-    """The corpus models in every mode: checker, and onnxruntime-node on their real inputs."""
+    """The corpus models and the trained transformer fixture in every mode: checker, and
+    onnxruntime-node on their real inputs."""
 
     def test_corpus_models(self):
         with tempfile.TemporaryDirectory() as d:
             cases = []
-            for name in ("silero_vad_v5", "ch_PP-OCRv4_det_infer"):
+            for name in ("silero_vad_v5", "ch_PP-OCRv4_det_infer", "char_transformer"):
                 original = os.path.join(FIXTURES, name + ".onnx")
                 for mode, flags in MODES.items():
                     out = os.path.join(d, f"{name}.{mode}.onnx")
@@ -592,7 +593,9 @@ class RealModels(unittest.TestCase):
             # The corpus inputs are streamed by bench/corpus.mjs; here the outputs must load and run.
             inputs = {"silero_vad_v5": {"input": np.zeros((1, 512), np.float32), "state": np.zeros((2, 1, 128), np.float32),
                                         "sr": np.array(16000, np.int64)},
-                      "ch_PP-OCRv4_det_infer": {"x": np.fromfile(os.path.join(FIXTURES, "det_x.bin"), np.float32).reshape(1, 3, 320, 640)}}
+                      "ch_PP-OCRv4_det_infer": {"x": np.fromfile(os.path.join(FIXTURES, "det_x.bin"), np.float32).reshape(1, 3, 320, 640)},
+                      # the first of its held-out samples (tests/js/transformer.test.mjs runs them all)
+                      "char_transformer": {"tokens": np.fromfile(os.path.join(FIXTURES, "char_transformer_tokens.bin"), "<i8")[:128].reshape(1, 128)}}
             manifest = []
             for name, mode, out in cases:
                 manifest.append({"id": f"{name}/{mode}", "reference": os.path.join(FIXTURES, name + ".onnx"), "candidate": out,
