@@ -1,7 +1,8 @@
 // Playwright drives Debian's Chromium (no browser download: this machine is offline).
 import { defineConfig } from '@playwright/test';
 
-const port = 8181;
+// E2E_PORT: another port when 8181 is taken (a page served for use, or a second run beside this one).
+const port = Number(process.env.E2E_PORT) || 8181;
 export default defineConfig({
   testDir: '.',
   timeout: 180_000,
