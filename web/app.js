@@ -1,8 +1,10 @@
-// The page: files in, options, progress, results. The work happens in worker.js (the engine) and
-// check.js (onnxruntime-web, on demand); this thread only keeps the page responsive.
+// The page: files in, options, progress, results. The work happens in worker.js (the engine),
+// check.js (onnxruntime-web, on demand) and target-worker.js (both, for a target; its section is
+// target-view.js); this thread only keeps the page responsive.
 
 import { declaredShape, worstOutput, guessedDimensions, suspicions, FEW_SAMPLES } from './vendor/onnx-shrink/bindings/js/verify.js';
 import { DEFAULTS, OPTION, OPTIONS, words } from './vendor/onnx-shrink/bindings/js/options.js';
+import { initTarget, resetTarget, targetEvidence } from './target-view.js';
 
 const $ = (id) => document.getElementById(id);
 const state = { files: [], result: null, worker: null, run: 0, sort: { key: null, down: false } };
@@ -48,13 +50,13 @@ const SCHEME_HELP = {
 };
 const chosenMode = () => document.querySelector('input[name=mode]:checked').value;
 
-// The options as shrink() takes them. A control's id is its option's CLI flag without the dashes;
-// the options of the other mode are left out (the engine refuses a block in palette mode).
-function options() {
-  const mode = chosenMode();
+// The options as shrink() takes them, for the mode chosen (or `mode`). A control's id is its
+// option's CLI flag without the dashes; the options of the other mode are left out (the engine
+// refuses a block in palette mode). The scheme list is the chosen mode's: another mode gets its default.
+function options(mode = chosenMode()) {
   const o = {
     mode,
-    scheme: $('scheme').value || DEFAULTS.scheme,
+    scheme: (mode === chosenMode() && $('scheme').value) || DEFAULTS.scheme,
     levels: 2 ** Number($('levels').value),  // the slider gives the power of two
     block: Number($('block').value),
     form: $('form').value,
@@ -217,6 +219,7 @@ function cancel() {
 function hideResult() {
   state.result = null;
   $('results').hidden = true;
+  resetTarget();
 }
 
 function loadFiles(files) {
@@ -335,6 +338,7 @@ function render() {
     $('check-threshold').value = '';  // a threshold is the model's: a new model starts without one
     applyCheckPreset();
   }
+  if (state.checkInputsFor !== state.files) resetTarget();  // the last model's search is not this one's
   state.checkInputsFor = state.files;
   renderGuessNote();
   updateScrollCues();
@@ -801,6 +805,7 @@ function exportedReport() {
             original: cost(sizes.original[served]), shrunk: cost(sizes.shrunk[served]) },
     check: state.lastCheck ?? null,
     compare: state.lastCompare ?? null,
+    target: targetEvidence(),
     report: r.report,
   };
 }
@@ -852,6 +857,7 @@ export function summaryMarkdown(x) {
     for (const s of x.compare.schemes) lines.push(row([s.scheme, bytes(s.bytes), `${s.worst.relL2.toExponential(3)} (${s.worst.name})`]));
   }
   if (!x.check && !x.compare) lines.push('Not checked: run "Check accuracy" on the page, with data like your users\', before shipping the model.');
+  if (x.target) targetMarkdown(x.target, lines, row, bytes);
   if (x.cost.original && x.cost.shrunk) {
     lines.push('', '## What the download costs', '',
                `At $${x.cost.pricePerGiB} per GiB and ${x.cost.downloadsPerMonth.toLocaleString('en-US')} downloads a month, served ` +
@@ -861,6 +867,28 @@ export function summaryMarkdown(x) {
   }
   lines.push('');
   return lines.join('\n');
+}
+
+// The target search in the summary: what was aimed at, on what, and the chosen and picked points
+// beside the references.
+function targetMarkdown(t, lines, row, bytes) {
+  const goal = t.target.kind === 'default' ? "the 8-bit default's estimated error"
+    : t.target.kind === 'size' ? `size ${t.target.bytes ?? `${t.target.fraction} of the original`}` : `${t.target.kind} ${t.target.value}`;
+  const decision = t.decision?.argmax ? ', decisions by argmax' : t.decision?.threshold !== undefined ? `, decision threshold ${t.decision.threshold}` : '';
+  lines.push('', '## Smallest file for a target', '',
+             `Target: ${goal}${decision}; bytes on the wire: ${t.objective}${t.brotliQuality ? ` (quality ${t.brotliQuality})` : ''}; ` +
+             (t.samples ? `measured in onnxruntime-web on ${samplesText(t.samples)}${t.samples > 1 ? `, calibrated on the first ${t.calibrate}, the rest held out` : ''}`
+                        : 'no samples: errors are estimates') +
+             `. ${t.met ? 'Met' : `Not met: ${t.why}`}; ${t.points.length} points tried.`, '',
+             row(['', 'On the wire', 'File', 'Relative L2', 'Decisions kept', 'Held out: relative L2, decisions kept']),
+             row(['---', '---:', '---:', '---:', '---:', '---:']));
+  const kept = (m) => (m?.agreement == null ? '–' : `${(100 * m.agreement).toFixed(3)} %`);
+  const err = (p) => (p.measured ? p.measured.relL2.toExponential(3) : p.predicted != null ? `${p.predicted.toExponential(3)} (estimate)` : '–');
+  const line = (label, p) => row([label, bytes(p.bytes), bytes(p.raw), err(p), kept(p.measured),
+                                  p.heldOut ? `${p.heldOut.relL2.toExponential(3)}, ${kept(p.heldOut)}` : '–']);
+  lines.push(line('Chosen', t.points[t.chosen]));
+  if (t.picked !== t.chosen) lines.push(line('Picked', t.points[t.picked]));
+  for (const r of t.references) lines.push(line(r.label, r));
 }
 
 function exportJson() {
@@ -1174,6 +1202,8 @@ function init() {
       renderTensors();
     });
   }
+  initTarget({ files: () => state.files, inputs: checkInputs, threshold: thresholdValue, guessed: guessedNow,
+               modeOptions: options, download, formatBytes });
   showLevels();
   renderCost();  // the served-as note, and a saved price that is not valid
   scrollCues();

@@ -2,12 +2,8 @@
 // site) on the same inputs (the user's data files, one sample or several back to back, or seeded
 // random values of the declared shapes; from the second sample on, an input can be a model's own
 // output of the sample before), and compares the outputs over all samples.
-import * as ort from './vendor/ort/ort.wasm.min.mjs';
+import { ort } from './ort-web.js';
 import { sampleCount, compareModels } from './vendor/onnx-shrink/bindings/js/verify.js';
-
-ort.env.wasm.wasmPaths = new URL('./vendor/ort/', import.meta.url).href;
-ort.env.wasm.numThreads = 1;
-ort.env.logLevel = 'error';
 
 async function session(model, external) {
   const externalData = [];
