@@ -3,7 +3,7 @@
 // samples and on those held out, or the error predicted without samples), the chosen one marked,
 // and whether the target was met and whether the numbers are measurements or estimates.
 
-import { meets } from './target.js';
+import { calibrationAim, meets } from './target.js';
 
 const OBJECTIVE_NAMES = { brotli: 'brotli -q 9', gzip: 'gzip -9', raw: 'raw' };
 
@@ -19,7 +19,10 @@ function errorCells(m, decisions) {
 // What the chosen point reached, against the goal, in words.
 function reached(goal, point, formatBytes, objective) {
   const m = point.measured;
-  if (goal.kind === 'agree') return `keeps ${share(m.agreement)} of decisions (the target: ${share(goal.value)} or more)`;
+  if (goal.kind === 'agree') {
+    return `keeps ${share(m.agreement)} of decisions (the target: ${share(goal.value)} or more; calibrated to ${share(calibrationAim(goal).value)}, ` +
+           'half the loss, as decisions near the threshold flip from sample to sample)';
+  }
   if (goal.kind === 'relL2') return `moves the worst output by rel. L2 ${error(m.relL2)} (the target: ${error(goal.value)} or less)`;
   if (goal.kind === 'maxAbs') return `moves an output value by ${error(m.maxAbs)} at most (the target: ${error(goal.value)} or less)`;
   if (goal.kind === 'size') return `is ${formatBytes(point.bytes, 3)} by ${OBJECTIVE_NAMES[objective]} (the target: ${formatBytes(goal.bytes, 3)} or less)`;
