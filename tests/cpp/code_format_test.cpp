@@ -185,7 +185,9 @@ TEST(CodeFormat, FewerBitsAndBitsPerTensor) {
   one.tensor_bits = {{first, 4}};
   const Report r = run(one);
   for (const TensorReport& t : r.tensors) {
-    if (t.changed) EXPECT_EQ(t.bits == 4, t.name == first) << t.name << ' ' << t.bits;
+    if (t.changed) {
+      EXPECT_EQ(t.bits == 4, t.name == first) << t.name << ' ' << t.bits;
+    }
   }
   Options wrong;
   wrong.tensor_bits = {{"no such tensor", 4}};
