@@ -1,5 +1,6 @@
 #include "palette_levels.h"
 #include "../cold.h"
+#include "slices.h"
 
 #include <algorithm>
 #include <cmath>
@@ -93,14 +94,36 @@ double intra_bin_error(const Histogram& h, const Prefix& p) {
   return static_cast<double>(p.total()) * w * w / 12.0;
 }
 
+// -log2(n / total), the code length of a cell of n values, remembered per histogram: the search
+// over lambda runs the Lloyd iterations dozens of times on cells whose counts mostly repeat, and
+// the logarithm (a series, for the same bits in every build) was most of their time. A slot holds
+// the last count that hashed to it; the values are the function's own, so nothing changes.
+class CodeLengths {
+ public:
+  explicit CodeLengths(uint64_t total) : total_(static_cast<double>(total)), slots_(size_t{1} << kBits) {}
+  double of(uint64_t n) {
+    Slot& s = slots_[static_cast<size_t>((n * 0x9E3779B97F4A7C15ull) >> (64 - kBits))];
+    if (s.count != n + 1) s.count = n + 1, s.length = -det_log2(static_cast<double>(n) / total_);
+    return s.length;
+  }
+
+ private:
+  static constexpr int kBits = 12;
+  struct Slot {
+    uint64_t count = 0;  // the count held, plus one (0: none)
+    double length = 0;
+  };
+  double total_;
+  std::vector<Slot> slots_;
+};
+
 // Lloyd iterations with an entropy penalty, from levels evenly spaced between min and max. (Every
 // run starts afresh: a strong penalty removes levels, which a run started from it cannot regain.)
-Design run_ecsq(const Histogram& h, const Prefix& p, uint32_t count, double lambda) {
+Design run_ecsq(const Histogram& h, const Prefix& p, uint32_t count, double lambda, CodeLengths& code_length) {
   const double lo = h.min, hi = h.max;
   const double step = count > 1 ? (hi - lo) / (count - 1) : 0;
   std::vector<double> levels(count), lengths(count, 0.0);
   for (uint32_t j = 0; j < count; ++j) levels[j] = lo + step * j;
-  const double total = static_cast<double>(p.total());
   std::vector<double> thresholds;
   for (int iteration = 0; iteration < kMaxIterations; ++iteration) {
     // Thresholds between neighbours, shifted towards the level with the longer code.
@@ -127,7 +150,7 @@ Design run_ecsq(const Histogram& h, const Prefix& p, uint32_t count, double lamb
       const double centroid = j == zero_cell ? 0.0 : c.s[j] / static_cast<double>(c.n[j]);
       moved = std::max(moved, std::fabs(centroid - levels[j]));
       next.push_back(centroid);
-      next_lengths.push_back(-det_log2(static_cast<double>(c.n[j]) / total));
+      next_lengths.push_back(code_length.of(c.n[j]));
     }
     const bool same_count = next.size() == levels.size();
     levels.swap(next);
@@ -151,7 +174,7 @@ Design run_ecsq(const Histogram& h, const Prefix& p, uint32_t count, double lamb
 
 }  // namespace
 
-double det_log2(double x) {
+ONNX_SHRINK_NOINLINE double det_log2(double x) {
   int e = 0;
   double m = std::frexp(x, &e);  // x = m 2^e, m in [0.5, 1)
   if (m < 0.70710678118654752) m *= 2, e -= 1;  // m in [0.707, 1.414): exact 0 for powers of two
@@ -225,11 +248,6 @@ ONNX_SHRINK_COLD Design uniform(const Histogram& h, uint32_t levels) {
   return d;
 }
 
-Design ecsq(const Histogram& h, uint32_t levels, double lambda) {
-  Prefix p(h);
-  return run_ecsq(h, p, levels, lambda);
-}
-
 ONNX_SHRINK_COLD Design choose(const Histogram& h, uint32_t levels, Choice choice) {
   Design u = uniform(h, levels);
   if (choice == Choice::Uniform || !(h.max > h.min) || levels < 2) return u;
@@ -238,7 +256,8 @@ ONNX_SHRINK_COLD Design choose(const Histogram& h, uint32_t levels, Choice choic
   const double margin = choice == Choice::KMeans ? kMargin : kAutoMargin;
   auto beats_uniform = [&](const Design& d) { return d.sse + intra <= (u.sse + intra) * (1 - margin); };
 
-  Design k = run_ecsq(h, p, levels, 0.0);
+  CodeLengths lengths(p.total());
+  Design k = run_ecsq(h, p, levels, 0.0, lengths);
   remove_gain_bias(h, p, k);
   if (choice == Choice::KMeans) return beats_uniform(k) ? k : u;
   if (k.entropy <= u.entropy && beats_uniform(k)) return k;
@@ -246,16 +265,16 @@ ONNX_SHRINK_COLD Design choose(const Histogram& h, uint32_t levels, Choice choic
   // The smallest lambda whose design uses no more entropy than uniform levels.
   const double step = (static_cast<double>(h.max) - h.min) / (levels - 1);
   double lo = 0, hi = step * step;
-  Design feasible = run_ecsq(h, p, levels, hi);
+  Design feasible = run_ecsq(h, p, levels, hi, lengths);
   for (int i = 0; i < 24 && feasible.entropy > u.entropy; ++i) {
     lo = hi;
     hi *= 4;
-    feasible = run_ecsq(h, p, levels, hi);
+    feasible = run_ecsq(h, p, levels, hi, lengths);
   }
   if (feasible.entropy > u.entropy) return u;
   for (int i = 0; i < 10; ++i) {
     const double mid = lo > 0 ? std::sqrt(lo * hi) : 0.5 * hi;
-    Design d = run_ecsq(h, p, levels, mid);
+    Design d = run_ecsq(h, p, levels, mid, lengths);
     if (d.entropy <= u.entropy) {
       hi = mid;
       feasible = std::move(d);

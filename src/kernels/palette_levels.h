@@ -47,7 +47,6 @@ struct Design {
 };
 
 Design uniform(const Histogram& h, uint32_t levels);
-Design ecsq(const Histogram& h, uint32_t levels, double lambda);
 
 enum class Choice { Auto, KMeans, Uniform };
 // The design to use, with the rules described above. Uniform when nothing beats it clearly.
