@@ -1,4 +1,4 @@
-// Regenerates BENCHMARKS.md (and bench/size-accuracy.svg) on this machine, from scratch.
+// Regenerates BENCHMARKS.md (and bench/size-accuracy.svg, bench/wire-accuracy.svg) on this machine, from scratch.
 //
 //   node bench/run.mjs [--quick]      (./dev bench [--quick] builds first)
 //
@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import ort from 'onnxruntime-node';
 import { shrinkInChromium } from './chromium.mjs';
+import { scatter } from './chart.mjs';
 import { compare, corpus, fixtures, streamSilero } from './corpus.mjs';
 import { largeModels, largeModelsSection } from './large.mjs';
 import { inputHalves } from './input_halves.mjs';
@@ -19,6 +20,7 @@ import { latency } from './latency.mjs';
 import { shapeSpeed, shapeTable } from './shapes.mjs';
 import { sileroInputs } from './silero_inputs.mjs';
 import { timed } from './timed.mjs';
+import { wireAccuracy, wireAcceptance, wireChart, wireSection } from './wire_accuracy.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const quick = process.argv.includes('--quick');
@@ -292,34 +294,16 @@ async function inference() {
 
 // --- the chart ---------------------------------------------------------------------------------
 
+// bench/size-accuracy.svg: each scheme's brotli size (a share of the original's) against its error.
 function chart(rows) {
-  const W = 760, H = 430, L = 70, R = 20, T = 30, B = 60;
-  const points = rows.filter((r) => r.scheme !== 'original');
   const originals = Object.fromEntries(rows.filter((r) => r.scheme === 'original').map((r) => [r.model, r]));
-  const xs = points.map((r) => r.brotli / originals[r.model].brotli);
-  const ys = points.map((r) => Math.log10(Math.max(r.relL2, 1e-4)));
-  const x0 = 0, x1 = Math.max(...xs) * 1.05, y0 = Math.floor(Math.min(...ys)), y1 = Math.ceil(Math.max(...ys));
-  const px = (x) => L + ((x - x0) / (x1 - x0)) * (W - L - R);
-  const py = (y) => T + ((y1 - y) / (y1 - y0)) * (H - T - B);
   const colours = { silero: '#0b62d6', det: '#d6600b' };
-  let svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" font-family="sans-serif" font-size="12">\n`;
-  svg += `<rect width="${W}" height="${H}" fill="white"/>\n`;
-  svg += `<text x="${W / 2}" y="18" text-anchor="middle" font-size="14">Size against accuracy (one point per scheme per model)</text>\n`;
-  for (let y = y0; y <= y1; y++) {
-    svg += `<line x1="${L}" x2="${W - R}" y1="${py(y)}" y2="${py(y)}" stroke="#ddd"/><text x="${L - 6}" y="${py(y) + 4}" text-anchor="end">${10 ** y}</text>\n`;
-  }
-  for (let x = 0; x <= x1; x += 0.1) {
-    svg += `<line y1="${T}" y2="${H - B}" x1="${px(x)}" x2="${px(x)}" stroke="#eee"/><text x="${px(x)}" y="${H - B + 16}" text-anchor="middle">${Math.round(100 * x)}%</text>\n`;
-  }
-  svg += `<text x="${(L + W - R) / 2}" y="${H - 22}" text-anchor="middle">brotli -q 11 size, % of the original's brotli size</text>\n`;
-  svg += `<text transform="translate(16 ${(T + H - B) / 2}) rotate(-90)" text-anchor="middle">relative L2 error of the output (log)</text>\n`;
-  points.forEach((r, i) => {
-    const label = r.scheme.replace(/ \(.*\)/, '').replace('default', '').replace(', ', ' ').trim();
-    svg += `<circle cx="${px(xs[i]).toFixed(1)}" cy="${py(ys[i]).toFixed(1)}" r="4.5" fill="${colours[r.model]}"><title>${r.model}: ${r.scheme}</title></circle>`;
-    svg += `<text x="${(px(xs[i]) + 7).toFixed(1)}" y="${(py(ys[i]) + 4).toFixed(1)}" font-size="10" fill="${colours[r.model]}">${label}</text>\n`;
-  });
-  svg += `<text x="${W - R - 150}" y="${T + 14}" fill="${colours.silero}">● silero VAD (speech)</text><text x="${W - R - 150}" y="${T + 30}" fill="${colours.det}">● PP-OCR det (text)</text>\n`;
-  return `${svg}</svg>\n`;
+  const points = rows.filter((r) => r.scheme !== 'original').map((r) => ({
+    x: r.brotli / originals[r.model].brotli, y: r.relL2, colour: colours[r.model], title: `${r.model}: ${r.scheme}`,
+    label: r.scheme.replace(/ \(.*\)/, '').replace('default', '').replace(', ', ' ').trim() }));
+  return scatter({ title: 'Size against accuracy (one point per scheme per model)', points, xStep: 0.1, xTick: (x) => `${Math.round(100 * x)}%`,
+                   xLabel: 'brotli -q 11 size, % of the original\'s brotli size', yLabel: 'relative L2 error of the output (log)',
+                   legend: [{ text: 'silero VAD (speech)', colour: colours.silero }, { text: 'PP-OCR det (text)', colour: colours.det }] });
 }
 
 // --- the report --------------------------------------------------------------------------------
@@ -386,7 +370,9 @@ async function main() {
   const inputRows = await sileroOperatingPoints(quick ? 2 : 8);
   const halfRows = await luckAcrossHalves(quick ? 4 : 16);
   const largeRows = quick ? [] : await largeModels({ dir: path.join(out, 'models'), native, log });
+  const wireModels = await wireAccuracy({ log });
   writeFileSync(path.join(root, 'bench', 'size-accuracy.svg'), chart(accuracyRows));
+  writeFileSync(path.join(root, 'bench', 'wire-accuracy.svg'), wireChart(wireModels));
   const size = wasmSize();
 
   // Targets of the issues, measured.
@@ -416,6 +402,8 @@ async function main() {
     target(`${model}: palette 256 SQNR ≥ uniform's on every tensor`, 'all tensors', sqnrOk ? 'all' : 'not all', sqnrOk);
     target(`${model}: palette 256 brotli size / uniform's`, '≤ 1', (p.brotli / u.brotli).toFixed(4), p.brotli <= u.brotli);
   }
+
+  for (const [what, goal, value, ok] of wireAcceptance(wireModels)) target(what, goal, value, ok);
 
   for (const r of largeRows) {
     target(`${r.name}: shrunk natively, in Node and in Chromium, byte-identical`, 'yes', r.identical ? 'yes' : 'no', r.identical);
@@ -552,9 +540,10 @@ async function main() {
           '- Palette auto keeps the original tool\'s evenly spaced levels unless a design of no more entropy cuts a tensor\'s ' +
           'error by 1 dB (at 256 levels an entropy-coded uniform grid is close to the best quantizer of its entropy). ' +
           `Designs used here: ${paletteDesigns(accuracyRows)}. The k-means row shows what spending more entropy buys.`, '');
+  md.push(...wireSection(wireModels));
   writeFileSync(path.join(root, 'BENCHMARKS.md'), `${md.join('\n')}\n`);
   rmSync(path.join(out, 'result.onnx'), { force: true });
-  log('wrote BENCHMARKS.md and bench/size-accuracy.svg');
+  log('wrote BENCHMARKS.md, bench/size-accuracy.svg and bench/wire-accuracy.svg');
 }
 
 await main();
