@@ -17,6 +17,8 @@ import { compare, corpus, fixtures, streamSilero } from './corpus.mjs';
 import { largeModels, largeModelsSection } from './large.mjs';
 import { inputHalves } from './input_halves.mjs';
 import { latency } from './latency.mjs';
+import { readyTable, readyTimes } from './ready.mjs';
+import { sessionTable, sessionTimes } from './session.mjs';
 import { shapeSpeed, shapeTable } from './shapes.mjs';
 import { sileroInputs } from './silero_inputs.mjs';
 import { timed } from './timed.mjs';
@@ -365,6 +367,10 @@ async function main() {
   const shapeRows = shapeSpeed({ dir: path.join(out, 'models'), runs, log });
   const chromeRows = await chromiumSpeed();
   const latencyRows = await inference();
+  const sessionRows = await sessionTimes({ dir: path.join(out, 'session'), runs: quick ? 1 : 5, forms: !quick, log,
+                                           models: quick ? ['det', 'silero'] : ['det', 'silero', 'conv'] });
+  const readyRows = await readyTimes({ dir: path.join(out, 'ready'), models: quick ? ['silero'] : ['det', 'silero', 'conv'],
+                                       bandwidths: quick ? [20] : [20, 100], runs: quick ? 1 : 3, largeRuns: 1, log });
   const accuracyRows = await accuracy();
   const drawRows = await roundingDraws(quick ? 3 : 16);
   const inputRows = await sileroOperatingPoints(quick ? 2 : 8);
@@ -404,6 +410,17 @@ async function main() {
   }
 
   for (const [what, goal, value, ok] of wireAcceptance(wireModels)) target(what, goal, value, ok);
+  for (const model of new Set(sessionRows.map((r) => r.model))) {
+    const at = (variant) => sessionRows.find((r) => r.model === model && r.variant === variant).create;
+    const ratio = at('default') / at('original');
+    target(`${model}: session creation from the default output / the original's (onnxruntime-node)`, '≤ 1.3 ×', `${ratio.toFixed(2)} ×`, ratio <= 1.3);
+  }
+  for (const model of new Set(readyRows.filter((r) => r.mbit === 20).map((r) => r.model))) {
+    const rows = readyRows.filter((r) => r.model === model && r.mbit === 20);
+    const original = Math.min(...rows.filter((r) => r.variant.startsWith('original')).map((r) => r.total));
+    const shrunk = Math.min(...rows.filter((r) => r.variant.startsWith('shrunk')).map((r) => r.total));
+    target(`${model}: time until ready at 20 Mbit/s, the shrunk file's fastest path / the original's`, '< 1', (shrunk / original).toFixed(2), shrunk < original);
+  }
 
   for (const r of largeRows) {
     target(`${r.name}: shrunk natively, in Node and in Chromium, byte-identical`, 'yes', r.identical ? 'yes' : 'no', r.identical);
@@ -438,6 +455,23 @@ async function main() {
   if (largeRows.length) md.push(...largeModelsSection(largeRows, MB));
   md.push('## Inference latency', '', 'onnxruntime-node, one thread, median of repeated runs on the corpus inputs (silero: one 512-sample chunk).', '');
   md.push(table(['model', 'variant', 'latency'], latencyRows.map((r) => [r.model, r.variant, r.ms == null ? r.note : `${r.ms.toFixed(2)} ms`])), '');
+  md.push('## Session creation', '',
+          `\`InferenceSession.create\` in onnxruntime-node from bytes in memory (\`bench/session.mjs\`): one intra-op thread, a fresh ` +
+          `session each time, variants taken in turn, medians of ${quick ? 1 : 5}. Nodes folded at load: the nodes whose inputs are all ` +
+          'constants, by chain (`bench/chain_forms.py`, which also writes the hand-edited forms of the default\'s chains: the same ' +
+          'float32 weights, checked on the corpus inputs, except the BOUND rows, which drop steps of each chain to show what they ' +
+          'cost). `--form dq` keeps DequantizeLinear, which onnxruntime does not fold: it is paid at every inference instead. ' +
+          'The graphOptimizationLevel rows compare with the original at the same level (\'all\' is the default). The expand() row ' +
+          'is the package\'s expand() in Node, then a session on the plain bytes.', '',
+          sessionTable(sessionRows), '');
+  md.push('## Time until ready in Chromium', '',
+          'What a visitor of a page waits for (`bench/ready.mjs`): Debian\'s Chromium fetches the model from a server on 127.0.0.1 with ' +
+          `the network throttled by CDP (download bandwidth as stated, ${readyRows[0].latency} ms latency), then, for the expand() rows, ` +
+          'the page expands it with the engine\'s wasm, then `InferenceSession.create` in onnxruntime-web (the page\'s ' +
+          '`ort.wasm.min.mjs`, one thread) until the session is ready. Brotli rows: the file compressed at quality 11 and sent with ' +
+          '`Content-Encoding: br`. Both runtimes are loaded before the clock starts; each run has a fresh browser context. ' +
+          '"size / bandwidth" is the transfer time the throttle aims at, to compare with the measured fetch.', '',
+          readyTable(readyRows), '');
   md.push('## Size and accuracy', '',
           'The two real models of `tests/fixtures` on their real inputs (see `bench/corpus.mjs`): silero VAD streamed in 512-sample ' +
           'chunks, the decision is speech when p > 0.5; PP-OCR v4 det on one rendered page, the decision is text when p > 0.3 per pixel. ' +

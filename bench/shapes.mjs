@@ -14,7 +14,7 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const native = path.join(root, 'build', 'onnx-shrink');
 const MODES = { 'int8 (default)': [], 'int8 channel': ['--scheme', 'channel'], palette: ['--mode', 'palette'] };
 
-function model(dir, family, mb) {
+export function benchModel(dir, family, mb) {
   const file = path.join(dir, `${family}-${mb}.onnx`);
   if (!existsSync(file)) {
     const [script, args] = family === 'matmul' ? ['make_model.py', [String(mb), file]] : ['make_shapes.py', [family, String(mb), file]];
@@ -29,9 +29,9 @@ const median = (a) => { const b = [...a].sort((x, y) => x - y), h = b.length >> 
 export function shapeSpeed({ dir, runs = 3, log = () => {} }) {
   mkdirSync(dir, { recursive: true });
   const models = [
-    ['conv stack (3x3, 1x1, depthwise, grouped)', model(dir, 'conv', 150)],
-    ['transformer blocks + embedding', model(dir, 'transformer', 150)],
-    ['1024x1024 MatMul stack', model(dir, 'matmul', 150)],
+    ['conv stack (3x3, 1x1, depthwise, grouped)', benchModel(dir, 'conv', 150)],
+    ['transformer blocks + embedding', benchModel(dir, 'transformer', 150)],
+    ['1024x1024 MatMul stack', benchModel(dir, 'matmul', 150)],
     ['PP-OCR det (corpus)', path.join(root, 'tests', 'fixtures', 'ch_PP-OCRv4_det_infer.onnx')],
     ['silero VAD (corpus)', path.join(root, 'tests', 'fixtures', 'silero_vad_v5.onnx')],
   ];

@@ -1,0 +1,405 @@
+"""What a shrunk model's load-time chains are made of, and hand-edited forms of them, for
+bench/session.mjs (why session creation from the default output is slower than from the original):
+
+    /usr/bin/python3 bench/chain_forms.py SHRUNK.onnx OUT_PREFIX
+    /usr/bin/python3 bench/chain_forms.py --census MODEL.onnx...     (the census only)
+
+Prints JSON: the nodes onnxruntime folds at load (nodes whose inputs are all constants), by chain
+kind, for the shrunk model and each form; writes OUT_PREFIX.FORM.onnx for each form:
+
+fp16-grouped  the float16 small tensors that share their trailing dimensions concatenated along
+              axis 0 into one float16 tensor, with one Cast and one Split per group, instead of one
+              Cast per tensor (the same float32 values).
+fp16-as-fp32  the float16 small tensors stored as float32 (no Cast; more bytes): the Casts' share.
+int16-codes   each low-bit chain (Cast(int8 codes) + Cast -> Div -> Floor -> Mod -> Div -> Reshape of
+              the packed low bits) replaced by one Cast of int16 codes (codes * 2^bits + low bits),
+              the 2^-bits folded into the chain's scale: the same float32 weights, the 8-bit
+              chain's node count (Cast -> Mul -> Add -> Mul), 2 bytes a weight on disk.
+int16+grouped both.
+int-unpack    the low bits unpacked in uint8 (BitShift right, Mod without fmod), then Cast -> Div ->
+              Reshape, instead of float Div -> Floor -> Mod(fmod) -> Div: the same values and bytes.
+int-unpack+grouped  with the float16 tensors grouped as well.
+bound-cast-mul  a timing bound, NOT the same weights: int16 codes, float16 tensors as float32, and
+              each dequant chain cut to Cast -> Mul (no offset, no factor): the least any folded
+              8-bit chain can cost at load.
+bound-no-offset, bound-no-factor  the same bound with the chain's offset Add, or its input-channel
+              factor Mul, left in: what that one step costs.
+
+Kinds: 'fp16 Cast' (depends on float16 constants only), 'low-bit unpack' (on the packed uint8
+low bits only), 'int8 dequant' (on int8 codes: Cast -> Add of the low bits -> Mul -> Add -> Mul),
+'codebook' (a Gather of a codebook by uint8 codes, and after it), 'int16 dequant' (the int16-codes form),
+'other' (the original model's own foldable nodes).
+"""
+import json
+import sys
+from collections import Counter
+
+import numpy as np
+from onnx import TensorProto, helper, load, numpy_helper, save
+
+
+def graphs(g):
+    """The graph and every subgraph in it."""
+    yield g
+    for n in g.node:
+        for a in n.attribute:
+            if a.type == a.GRAPH:
+                yield from graphs(a.g)
+            for sub in a.graphs:
+                yield from graphs(sub)
+
+
+def constants(g):
+    """name -> numpy array of the graph's own constants (initializers and Constant nodes)."""
+    c = {t.name: numpy_helper.to_array(t) for t in g.initializer}
+    for n in g.node:
+        if n.op_type == 'Constant' and n.attribute and n.attribute[0].name == 'value':
+            c[n.output[0]] = numpy_helper.to_array(n.attribute[0].t)
+    return c
+
+
+def fold_kinds(g):
+    """Counter of kind -> foldable nodes (all inputs constant) in graph g (not its subgraphs)."""
+    const = constants(g)
+    sources = {name: {str(a.dtype)} for name, a in const.items()}
+    kinds = Counter()
+    for n in g.node:
+        if n.op_type == 'Constant':
+            continue
+        ins = [i for i in n.input if i]
+        if not ins or not all(i in sources for i in ins):
+            continue
+        s = set().union(*(sources[i] for i in ins))
+        kind = chain_kind(n, s)
+        for o in n.output:
+            sources[o] = s | {kind}
+        kinds[kind] += 1
+    return kinds
+
+
+def chain_kind(node, tags):
+    """The chain a foldable node belongs to, by the constants (dtypes) and chains it depends on."""
+    if 'int8' in tags or 'int8 dequant' in tags:
+        return 'int8 dequant'
+    if 'int16' in tags or 'int16 dequant' in tags:
+        return 'int16 dequant'
+    to_index = node.op_type == 'Cast' and helper.get_attribute_value(node.attribute[0]) in (TensorProto.INT32, TensorProto.INT64)
+    if 'codebook' in tags or (node.op_type == 'Gather' and 'uint8' in tags) or ('uint8' in tags and to_index):
+        return 'codebook'
+    if 'uint8' in tags:
+        return 'low-bit unpack'
+    if 'float16' in tags:
+        return 'fp16 Cast'
+    return 'other'
+
+
+def census(model):
+    total, nodes = Counter(), 0
+    for g in graphs(model.graph):
+        total += fold_kinds(g)
+        nodes += len(g.node)
+    return {'nodes': nodes, 'folded': sum(total.values()), **dict(total)}
+
+
+def opset(model):
+    return next(o.version for o in model.opset_import if o.domain in ('', 'ai.onnx'))
+
+
+def topological(nodes):
+    """The nodes in an order where each comes after the nodes whose outputs it reads (names that no
+    node makes are graph inputs, initializers or the outer graph's), else in the given order."""
+    made = {o: k for k, n in enumerate(nodes) for o in n.output}
+    done, order, visiting = set(), [], set()
+
+    def visit(k):
+        if k in done:
+            return
+        if k in visiting:
+            raise ValueError('a cycle')
+        visiting.add(k)
+        for i in nodes[k].input:
+            if i in made:
+                visit(made[i])
+        visiting.discard(k)
+        done.add(k)
+        order.append(nodes[k])
+
+    for k in range(len(nodes)):
+        visit(k)
+    return order
+
+
+class Editor:
+    """Removes and adds nodes and constants of one graph; commit() puts the nodes in a valid order."""
+
+    def __init__(self, g):
+        self.g = g
+        self.const = constants(g)
+        self.producer = {o: n for n in g.node for o in n.output}
+        self.uses = Counter(i for h in graphs(g) for n in h.node for i in n.input)
+        self.drop = set()
+        self.added = []
+
+    def remove_constant(self, name):
+        if name in self.producer:
+            self.drop.add(id(self.producer[name]))
+        else:
+            keep = [t for t in self.g.initializer if t.name != name]
+            del self.g.initializer[:]
+            self.g.initializer.extend(keep)
+
+    def add_constant(self, name, array):
+        self.added.append(helper.make_node('Constant', [], [name], value=numpy_helper.from_array(array, name)))
+
+    def commit(self):
+        nodes = self.added + [n for n in self.g.node if id(n) not in self.drop]
+        used = {i for n in nodes for i in n.input} | {i for h in graphs(self.g) if h is not self.g for n in h.node for i in n.input}
+        used |= {o.name for o in self.g.output}
+        nodes = [n for n in nodes if n.op_type != 'Constant' or n.output[0] in used]  # those only removed chains used
+        del self.g.node[:]
+        self.g.node.extend(topological(nodes))
+
+
+def fp16_casts(ed):
+    """The Cast(to float) nodes of a float16 constant used by that Cast only."""
+    out = []
+    for n in ed.g.node:
+        if n.op_type == 'Cast' and n.input[0] in ed.const and ed.const[n.input[0]].dtype == np.float16 \
+                and ed.uses[n.input[0]] == 1 and helper.get_attribute_value(n.attribute[0]) == TensorProto.FLOAT:
+            out.append(n)
+    return out
+
+
+def group_fp16(model):
+    for index, g in enumerate(graphs(model.graph)):
+        ed = Editor(g)
+        groups = {}
+        for n in fp16_casts(ed):
+            a = ed.const[n.input[0]]
+            if a.ndim >= 1:
+                groups.setdefault((a.ndim, a.shape[1:]), []).append(n)
+        for k, (key, casts) in enumerate(groups.items()):
+            if len(casts) < 2:
+                continue
+            arrays = [ed.const[c.input[0]] for c in casts]
+            base = f'fp16_group_{index}_{k}'
+            ed.add_constant(f'{base}_h', np.concatenate(arrays, axis=0))
+            cast = helper.make_node('Cast', [f'{base}_h'], [f'{base}_f'], to=TensorProto.FLOAT)
+            sizes = [a.shape[0] for a in arrays]
+            if opset(model) >= 13:
+                ed.add_constant(f'{base}_sizes', np.array(sizes, np.int64))
+                split = helper.make_node('Split', [f'{base}_f', f'{base}_sizes'], [c.output[0] for c in casts], axis=0)
+            else:
+                split = helper.make_node('Split', [f'{base}_f'], [c.output[0] for c in casts], axis=0, split=sizes)
+            for c in casts:
+                ed.remove_constant(c.input[0])
+                ed.drop.add(id(c))
+            ed.added.extend([cast, split])
+        ed.commit()
+
+
+def fp16_as_fp32(model):
+    for g in graphs(model.graph):
+        ed = Editor(g)
+        for c in fp16_casts(ed):
+            a = ed.const[c.input[0]]
+            ed.remove_constant(c.input[0])
+            ed.drop.add(id(c))
+            ed.add_constant(c.output[0], a.astype(np.float32))
+        ed.commit()
+
+
+def chain_value(ed, name):
+    """Evaluates a chain of constant-input nodes ending at `name` with numpy (the unpack ops only)."""
+    if name in ed.const:
+        return ed.const[name]
+    n = ed.producer[name]
+    x = [chain_value(ed, i) for i in n.input]
+    op = n.op_type
+    if op == 'Cast':
+        return x[0].astype(np.float32)
+    if op == 'Div':
+        return (x[0] / x[1]).astype(np.float32)
+    if op == 'Floor':
+        return np.floor(x[0])
+    if op == 'Mod':
+        return np.fmod(x[0], x[1]).astype(np.float32)
+    if op == 'Reshape':
+        return x[0].reshape(x[1])
+    raise ValueError(f'unexpected {op} in a low-bit chain')
+
+
+def chain_nodes(ed, name, out):
+    if name in ed.const:
+        out.append(('const', name))
+        return
+    n = ed.producer[name]
+    out.append(('node', n))
+    for i in n.input:
+        chain_nodes(ed, i, out)
+
+
+def int16_codes(model):
+    for g in graphs(model.graph):
+        ed = Editor(g)
+        consumers = {}
+        for n in g.node:
+            for i in n.input:
+                consumers.setdefault(i, []).append(n)
+        for add in list(g.node):
+            if add.op_type != 'Add' or len(add.input) != 2:
+                continue
+            a, b = (ed.producer.get(i) for i in add.input)
+            if not (a and b and a.op_type == 'Cast' and b.op_type == 'Reshape'):
+                continue
+            if a.input[0] not in ed.const or ed.const[a.input[0]].dtype != np.int8:
+                continue
+            mul = consumers[add.output[0]]
+            if len(mul) != 1 or mul[0].op_type != 'Mul' or mul[0].input[1] not in ed.const:
+                continue
+            mul = mul[0]
+            hi = ed.const[a.input[0]].astype(np.int32)
+            lo = chain_value(ed, b.output[0])  # low bits / base, in [0, 1)
+            steps = {float(v) for v in np.unique(lo)}
+            base = 1 << int(np.ceil(np.log2(1 / min((v for v in steps if v > 0), default=1))))
+            codes = hi * base + np.rint(lo * base).astype(np.int32)
+            assert np.array_equal(codes / base, hi + lo.astype(np.float64)), 'low bits not multiples of 1/2^bits'
+            parts = []
+            chain_nodes(ed, b.output[0], parts)
+            for kind, x in parts:
+                if kind == 'node':
+                    ed.drop.add(id(x))
+                elif ed.uses[x] == 1:
+                    ed.remove_constant(x)
+            ed.remove_constant(a.input[0])
+            ed.drop.update({id(a), id(add)})
+            name = f'{add.output[0]}_i16'
+            ed.add_constant(name, codes.astype(np.int16))
+            ed.added.append(helper.make_node('Cast', [name], [add.output[0]], to=TensorProto.FLOAT))
+            scale = ed.const[mul.input[1]]
+            if ed.uses[mul.input[1]] != 1:
+                raise ValueError('a shared scale')
+            ed.remove_constant(mul.input[1])
+            ed.add_constant(mul.input[1], (scale / np.float32(base)).astype(np.float32))
+        ed.commit()
+
+
+def low_bit_chains(ed):
+    """The low-bit chains of a graph: (cast, div, floor, mod, div2, reshape) nodes, Cast of uint8 first."""
+    consumers = {}
+    for n in ed.g.node:
+        for i in n.input:
+            consumers.setdefault(i, []).append(n)
+    chains = []
+    for cast in ed.g.node:
+        if cast.op_type != 'Cast' or cast.input[0] not in ed.const or ed.const[cast.input[0]].dtype != np.uint8:
+            continue
+        if helper.get_attribute_value(cast.attribute[0]) != TensorProto.FLOAT:
+            continue
+        chain, x = [cast], cast
+        for op in ('Div', 'Floor', 'Mod', 'Div', 'Reshape'):
+            nxt = consumers.get(x.output[0], [])
+            if len(nxt) != 1 or nxt[0].op_type != op:
+                break
+            x = nxt[0]
+            chain.append(x)
+        if len(chain) == 6:
+            chains.append(chain)
+    return chains
+
+
+def int_unpack(model):
+    """The low bits unpacked in uint8 (BitShift right, then Mod without fmod), then Cast and Div:
+    no float fmod over every weight."""
+    for g in graphs(model.graph):
+        ed = Editor(g)
+        for k, (cast, div, floor, mod, div2, reshape) in enumerate(low_bit_chains(ed)):
+            divisors = ed.const[div.input[1]]
+            base = ed.const[mod.input[1]]
+            shifts = np.log2(divisors).astype(np.uint8)
+            assert np.array_equal(np.exp2(shifts.astype(np.float32)), divisors)
+            name = f'{reshape.output[0]}_u8'
+            ed.add_constant(f'{name}_shifts', shifts.reshape(divisors.shape))
+            ed.add_constant(f'{name}_base', np.array(base, np.uint8).reshape(base.shape))
+            nodes = [
+                helper.make_node('BitShift', [cast.input[0], f'{name}_shifts'], [f'{name}_shifted'], direction='RIGHT'),
+                helper.make_node('Mod', [f'{name}_shifted', f'{name}_base'], [f'{name}_low'], fmod=0),
+                helper.make_node('Cast', [f'{name}_low'], [f'{name}_f'], to=TensorProto.FLOAT),
+                helper.make_node('Div', [f'{name}_f', div2.input[1]], [f'{name}_v']),
+                helper.make_node('Reshape', [f'{name}_v', reshape.input[1]], [reshape.output[0]]),
+            ]
+            for n in (cast, div, floor, mod, div2, reshape):
+                ed.drop.add(id(n))
+            ed.added.extend(nodes)
+        ed.commit()
+
+
+def chain_bound(drop):
+    """A timing bound, not the same weights: each Cast -> Mul (scale) -> Add (offset) -> Mul (factor)
+    dequant chain (after int16_codes) without the steps at positions `drop` (2: the offset Add,
+    3: the factor Mul): what those steps cost onnxruntime at load."""
+    def edit(model):
+        for g in graphs(model.graph):
+            ed = Editor(g)
+            consumers = {}
+            for n in g.node:
+                for i in n.input:
+                    consumers.setdefault(i, []).append(n)
+            for cast in list(g.node):
+                if cast.op_type != 'Cast' or cast.input[0] not in ed.const or ed.const[cast.input[0]].dtype not in (np.int8, np.int16):
+                    continue
+                chain, x = [cast], cast
+                while True:
+                    nxt = consumers.get(x.output[0], [])
+                    if len(nxt) != 1 or nxt[0].op_type not in ('Mul', 'Add') or \
+                            not all(i in ed.const for i in nxt[0].input if i != x.output[0]):
+                        break
+                    x = nxt[0]
+                    chain.append(x)
+                if [n.op_type for n in chain[1:]] != ['Mul', 'Add', 'Mul']:
+                    continue
+                final = chain[-1].output[0]
+                kept = [n for k, n in enumerate(chain[1:], 1) if k not in drop]
+                for n in chain[1:]:
+                    ed.drop.add(id(n))
+                source = cast.output[0]
+                for k, n in enumerate(kept):
+                    const = next(i for i in n.input if i in ed.const)
+                    out = final if k == len(kept) - 1 else f'{final}_bound{k}'
+                    ed.added.append(helper.make_node(n.op_type, [source, const], [out]))
+                    source = out
+            ed.commit()
+    return edit
+
+
+FORMS = {
+    'fp16-grouped': [group_fp16],
+    'fp16-as-fp32': [fp16_as_fp32],
+    'int16-codes': [int16_codes],
+    'int16+grouped': [int16_codes, group_fp16],
+    'int-unpack': [int_unpack],
+    'int-unpack+grouped': [int_unpack, group_fp16],
+    'bound-cast-mul': [int16_codes, fp16_as_fp32, chain_bound({2, 3})],
+    'bound-no-offset': [int16_codes, fp16_as_fp32, chain_bound({2})],
+    'bound-no-factor': [int16_codes, fp16_as_fp32, chain_bound({3})],
+}
+
+
+def main():
+    if sys.argv[1] == '--census':
+        print(json.dumps({f: census(load(f)) for f in sys.argv[2:]}))
+        return
+    shrunk, prefix = sys.argv[1], sys.argv[2]
+    out = {'shrunk': census(load(shrunk))}
+    for form, edits in FORMS.items():
+        m = load(shrunk)
+        for edit in edits:
+            edit(m)
+        path = f'{prefix}.{form}.onnx'
+        save(m, path)
+        out[form] = {'file': path, **census(m)}
+    print(json.dumps(out))
+
+
+if __name__ == '__main__':
+    main()
