@@ -2,8 +2,9 @@
 //
 //   node bench/run.mjs [--quick]      (./dev bench [--quick] builds first)
 //
-// --quick: 10 and 150 MB models, one run each, Chromium on the small model only, and none of the
-// 2.5 and 4.4 GB external-data models (under 2 minutes).
+// --quick: 10 and 150 MB models, one run each, Chromium on the small model only, none of the
+// 2.5 and 4.4 GB external-data models, session creation on the corpus models only (no chain forms),
+// and time until ready for silero at 20 Mbit/s only (a few minutes).
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -470,7 +471,8 @@ async function main() {
           'the page expands it with the engine\'s wasm, then `InferenceSession.create` in onnxruntime-web (the page\'s ' +
           '`ort.wasm.min.mjs`, one thread) until the session is ready. Brotli rows: the file compressed at quality 11 and sent with ' +
           '`Content-Encoding: br`. Both runtimes are loaded before the clock starts; each run has a fresh browser context. ' +
-          '"size / bandwidth" is the transfer time the throttle aims at, to compare with the measured fetch.', '',
+          '"size / bandwidth" is the transfer time the throttle aims at, to compare with the measured fetch. Each column is its own ' +
+          'median over the runs (so the total is not always the sum of its parts).', '',
           readyTable(readyRows), '');
   md.push('## Size and accuracy', '',
           'The two real models of `tests/fixtures` on their real inputs (see `bench/corpus.mjs`): silero VAD streamed in 512-sample ' +
