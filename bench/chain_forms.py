@@ -136,6 +136,10 @@ class Editor:
         self.g = g
         self.const = constants(g)
         self.producer = {o: n for n in g.node for o in n.output}
+        self.consumers = {}  # value name -> the nodes of this graph reading it
+        for n in g.node:
+            for i in n.input:
+                self.consumers.setdefault(i, []).append(n)
         self.uses = Counter(i for h in graphs(g) for n in h.node for i in n.input)
         self.drop = set()
         self.added = []
@@ -242,10 +246,7 @@ def chain_nodes(ed, name, out):
 def int16_codes(model):
     for g in graphs(model.graph):
         ed = Editor(g)
-        consumers = {}
-        for n in g.node:
-            for i in n.input:
-                consumers.setdefault(i, []).append(n)
+        consumers = ed.consumers
         for add in list(g.node):
             if add.op_type != 'Add' or len(add.input) != 2:
                 continue
@@ -286,10 +287,7 @@ def int16_codes(model):
 
 def low_bit_chains(ed):
     """The low-bit chains of a graph: (cast, div, floor, mod, div2, reshape) nodes, Cast of uint8 first."""
-    consumers = {}
-    for n in ed.g.node:
-        for i in n.input:
-            consumers.setdefault(i, []).append(n)
+    consumers = ed.consumers
     chains = []
     for cast in ed.g.node:
         if cast.op_type != 'Cast' or cast.input[0] not in ed.const or ed.const[cast.input[0]].dtype != np.uint8:
@@ -341,10 +339,7 @@ def chain_bound(drop):
     def edit(model):
         for g in graphs(model.graph):
             ed = Editor(g)
-            consumers = {}
-            for n in g.node:
-                for i in n.input:
-                    consumers.setdefault(i, []).append(n)
+            consumers = ed.consumers
             for cast in list(g.node):
                 if cast.op_type != 'Cast' or cast.input[0] not in ed.const or ed.const[cast.input[0]].dtype not in (np.int8, np.int16):
                     continue

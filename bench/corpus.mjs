@@ -16,6 +16,23 @@ export function floats(file) {
   return new Float32Array(b.buffer, b.byteOffset, b.byteLength / 4);
 }
 
+// PP-OCR det's page (1x3x320x640) as four samples, its quadrants (1x3x160x320 each, the model is
+// fully convolutional), back to back as the CLI's --input and the API's samples take them: for
+// target mode, the top two calibrate and the bottom two are held back.
+export function pageQuadrants() {
+  const x = floats('det_x.bin');
+  const out = new Float32Array(4 * 3 * 160 * 320);
+  let o = 0;
+  for (let a = 0; a < 2; a++) {
+    for (let q = 0; q < 2; q++) {
+      for (let c = 0; c < 3; c++) {
+        for (let r = 0; r < 160; r++, o += 320) out.set(x.subarray((c * 320 + a * 160 + r) * 640 + q * 320, (c * 320 + a * 160 + r) * 640 + q * 320 + 320), o);
+      }
+    }
+  }
+  return new Uint8Array(out.buffer);
+}
+
 export const corpus = {
   silero: {
     file: 'silero_vad_v5.onnx',

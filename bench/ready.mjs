@@ -23,6 +23,7 @@ import { promisify } from 'node:util';
 import { brotliCompress, constants } from 'node:zlib';
 import { startServer } from './ready_server.mjs';
 import { benchModel } from './shapes.mjs';
+import { option } from './args.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const native = path.join(root, 'build', 'onnx-shrink');
@@ -163,11 +164,6 @@ export function readyTable(rows) {
                `${(r.total / find(r, 'original').total).toFixed(2)} | ${(r.total / find(r, 'original, brotli').total).toFixed(2)} | ${r.runs} |`);
   }
   return lines.join('\n');
-}
-
-function option(name, fallback) {
-  const at = process.argv.indexOf(name);
-  return at > 0 ? process.argv[at + 1] : fallback;
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

@@ -18,6 +18,7 @@ import ort from 'onnxruntime-node';
 import { expand } from '../bindings/js/index.node.js';
 import { compare, corpus } from './corpus.mjs';
 import { benchModel } from './shapes.mjs';
+import { option } from './args.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const native = path.join(root, 'build', 'onnx-shrink');
@@ -161,11 +162,6 @@ export function sessionTable(rows) {
                `${r.create.toFixed(3)} | ${total.toFixed(3)} | ${(total / originals[`${r.model} ${r.level}`]).toFixed(2)} | ${folded} |`);
   }
   return lines.join('\n');
-}
-
-function option(name, fallback) {
-  const at = process.argv.indexOf(name);
-  return at > 0 ? process.argv[at + 1] : fallback;
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

@@ -16,26 +16,11 @@ import { inspect, objectiveSize, shrink } from '../bindings/js/index.node.js';
 import { makeEvaluator, parseDecision } from '../bindings/js/target.js';
 import { declaredShape } from '../bindings/js/verify.js';
 import { gridStep, scatter, stacked } from './chart.mjs';
+import { pageQuadrants } from './corpus.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const fixtures = path.join(root, 'tests', 'fixtures');
 const fixture = (file) => readFileSync(path.join(fixtures, file));
-
-// PP-OCR det's page (1x3x320x640) as four samples, its quadrants (1x3x160x320 each), as the target
-// mode's API test takes them: the top two calibrate, the bottom two are held back.
-function pageQuadrants() {
-  const b = fixture('det_x.bin'), x = new Float32Array(b.buffer, b.byteOffset, b.byteLength / 4);
-  const out = new Float32Array(4 * 3 * 160 * 320);
-  let o = 0;
-  for (let a = 0; a < 2; a++) {
-    for (let q = 0; q < 2; q++) {
-      for (let c = 0; c < 3; c++) {
-        for (let r = 0; r < 160; r++, o += 320) out.set(x.subarray((c * 320 + a * 160 + r) * 640 + q * 320, (c * 320 + a * 160 + r) * 640 + q * 320 + 320), o);
-      }
-    }
-  }
-  return new Uint8Array(out.buffer);
-}
 
 // Silero's recording in whole chunks of 512 samples (16 kHz), streamed with its state fed back.
 function speechChunks() {

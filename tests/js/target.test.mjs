@@ -7,6 +7,7 @@ import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { objectiveSize, shrink, shrinkToTarget } from '../../bindings/js/index.node.js';
 import { parseDecision, parseTarget } from '../../bindings/js/target.js';
+import { pageQuadrants } from '../../bench/corpus.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const det = readFileSync(path.join(root, 'tests', 'fixtures', 'ch_PP-OCRv4_det_infer.onnx'));
@@ -18,21 +19,6 @@ function pageHalves() {
   for (let h = 0; h < 2; h++) {
     for (let c = 0; c < 3; c++) {
       for (let r = 0; r < 160; r++) out.set(x.subarray((c * 320 + h * 160 + r) * 640, (c * 320 + h * 160 + r + 1) * 640), ((h * 3 + c) * 160 + r) * 640);
-    }
-  }
-  return new Uint8Array(out.buffer);
-}
-
-// The same page as four samples: its quadrants (1x3x160x320 each); two calibrate, two are held back.
-function pageQuadrants() {
-  const x = new Float32Array(readFileSync(path.join(root, 'tests', 'fixtures', 'det_x.bin')).buffer.slice(0));
-  const out = new Float32Array(4 * 3 * 160 * 320);
-  let o = 0;
-  for (let a = 0; a < 2; a++) {
-    for (let b = 0; b < 2; b++) {
-      for (let c = 0; c < 3; c++) {
-        for (let r = 0; r < 160; r++, o += 320) out.set(x.subarray((c * 320 + a * 160 + r) * 640 + b * 320, (c * 320 + a * 160 + r) * 640 + b * 320 + 320), o);
-      }
     }
   }
   return new Uint8Array(out.buffer);
