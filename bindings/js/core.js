@@ -2,6 +2,7 @@
 // differ only in how they find the .wasm file (fetch or fs).
 import createOnnxShrink from '../../dist/onnx-shrink.mjs';
 import { DEFAULTS, OPTION, words } from './options.js';
+import { makeOpenForRuntime } from './runtime.js';
 
 /** An error from onnx-shrink; `code` says what kind ("NOT_ONNX", "TRUNCATED", ...). */
 export class OnnxShrinkError extends Error {
@@ -325,14 +326,17 @@ export function createApi(loadWasm, pathHint = (name) => `pass the model's bytes
     }
   }
 
+  /** Turns a shrunk model back into plain float weights. */
+  const expand = async (input, options) => (await run('expand', input, options)).model;
   return {
     env,
     /** Shrinks a model: resolves to { model, report, externalData? }. */
     shrink: (input, options) => run('shrink', input, options),
     /** What shrink would do, without writing: resolves to the report. */
     inspect: async (input, options) => (await run('inspect', input, options)).report,
-    /** Turns a shrunk model back into plain float weights. */
-    expand: async (input, options) => (await run('expand', input, options)).model,
+    expand,
+    /** An onnxruntime session on a shrunk model, expanded first (see runtime.js). */
+    openForRuntime: makeOpenForRuntime(expand, OnnxShrinkError),
     /** The engine's version. */
     version: async () => (await engine()).version(),
     /** Bytes of WebAssembly memory the engine has grown to (it never shrinks): its peak use. */

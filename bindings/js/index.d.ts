@@ -201,6 +201,20 @@ export declare function shrink(input: Input | PromiseLike<Input>, options?: Shri
 export declare function inspect(input: Input | PromiseLike<Input>, options?: ShrinkOptions): Promise<Report>;
 /** Turns shrunk weights back into plain float tensors; external data comes inline (one self-contained model, under 2 GB). */
 export declare function expand(input: Input | PromiseLike<Input>, options?: Pick<ShrinkOptions, 'external' | 'onProgress' | 'signal' | 'onReport'>): Promise<Uint8Array>;
+/** openForRuntime()'s options: expand()'s, and the session's. */
+export interface OpenForRuntimeOptions extends Pick<ShrinkOptions, 'external' | 'onProgress' | 'signal' | 'onReport'> {
+  /** Expand to plain float weights before onnxruntime loads the model (default true: measured faster). */
+  expand?: boolean;
+  /** Passed to `ort.InferenceSession.create`. */
+  sessionOptions?: unknown;
+}
+/**
+ * An onnxruntime session (onnxruntime-web or -node: pass its module as `ort`) on a shrunk model,
+ * expanded to plain float weights first: `await openForRuntime(ort, fetch('model.shrunk.onnx'))`.
+ */
+export declare function openForRuntime<Session = unknown>(
+  ort: { InferenceSession: { create(bytes: Uint8Array, options?: any): Promise<Session> } },
+  input: Input | PromiseLike<Input>, options?: OpenForRuntimeOptions): Promise<Session>;
 export declare function version(): Promise<string>;
 /** Bytes of WebAssembly memory the engine has grown to (it never shrinks): its peak use so far. */
 export declare function wasmMemory(): Promise<number>;

@@ -9,5 +9,5 @@ const api = createApi(async (wasmPath) => {
   return new Uint8Array(await response.arrayBuffer());
 }, (name) => `to load it from a URL, pass fetch(${name}) instead`);
 
-export const { env, shrink, inspect, expand, version, wasmMemory } = api;
+export const { env, shrink, inspect, expand, openForRuntime, version, wasmMemory } = api;
 export { OnnxShrinkError };

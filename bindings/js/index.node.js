@@ -13,7 +13,7 @@ const api = createApi(
   // shrink('model.onnx') reads no file: the path goes to fileSource().
   (name) => `to read a file, pass fileSource(${name}) instead (import { fileSource } from 'onnx-shrink')`);
 
-export const { env, inspect, expand, version, wasmMemory } = api;
+export const { env, inspect, expand, openForRuntime, version, wasmMemory } = api;
 export { OnnxShrinkError };
 
 

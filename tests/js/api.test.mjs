@@ -292,3 +292,30 @@ test('external data in, by name and by function, and out', async () => {
   o.y.data.forEach((v, i) => { num += (v - b.y.data[i]) ** 2; den += v * v; });
   assert.ok(Math.sqrt(num / den) < 0.02, `relative L2 ${Math.sqrt(num / den)}`);
 });
+
+test('openForRuntime: a session on the expanded model (or, with expand: false, on the shrunk bytes), from bytes or a Response', async () => {
+  const ort = (await import('onnxruntime-node')).default;
+  const { openForRuntime } = await import('../../bindings/js/index.node.js');
+  const { model } = await shrink(silero);
+  const feeds = () => ({
+    input: new ort.Tensor('float32', Float32Array.from({ length: 512 }, (_, i) => 0.3 * Math.sin(i / 5)), [1, 512]),
+    state: new ort.Tensor('float32', new Float32Array(256), [2, 1, 128]),
+    sr: new ort.Tensor('int64', BigInt64Array.from([16000n]), []),
+  });
+  const probability = async (session) => (await session.run(feeds())).output.data[0];
+  const expected = await probability(await ort.InferenceSession.create(await expand(model)));
+  const direct = await probability(await ort.InferenceSession.create(model));
+  // Expanding computes what onnxruntime's folding computes: the same outputs, bit for bit.
+  assert.equal(expected, direct);
+  assert.equal(await probability(await openForRuntime(ort, model)), expected);
+  assert.equal(await probability(await openForRuntime(ort, Promise.resolve(new Response(model)))), expected);
+  assert.equal(await probability(await openForRuntime(ort, model.buffer.slice(model.byteOffset, model.byteOffset + model.byteLength), { expand: false })), expected);
+  assert.equal(await probability(await openForRuntime(ort, new Response(model), { expand: false })), expected);
+  const original = await probability(await ort.InferenceSession.create(silero));
+  assert.ok(Math.abs(expected - original) < 0.02, `${expected} against the original's ${original}`);
+  // Errors say what is wrong.
+  await assert.rejects(openForRuntime({}, model), (e) => e.code === 'BAD_OPTION' && /onnxruntime as its first argument/.test(e.message));
+  await assert.rejects(openForRuntime(ort, model, { expand: 'yes' }), (e) => e.code === 'BAD_OPTION' && /'expand' should be a boolean/.test(e.message));
+  await assert.rejects(openForRuntime(ort, new Response('', { status: 404 }), { expand: false }), (e) => e.code === 'IO' && /HTTP 404/.test(e.message));
+  await assert.rejects(openForRuntime(ort, new Uint8Array([1, 2, 3])), (e) => e instanceof OnnxShrinkError && e.code !== 'INTERNAL');
+});

@@ -1,0 +1,39 @@
+// openForRuntime(): an onnxruntime session on a shrunk model by the path measured fastest.
+//
+// A shrunk model can go to onnxruntime as it is (onnxruntime folds its dequantization chains at
+// load, node by node), or be expanded back to plain float weights first and handed over then.
+// Measured (BENCHMARKS.md, "Session creation" and "Time until ready"): expanding first is the
+// faster path in onnxruntime-web on every model measured, and, with expand() at memory speed, in
+// onnxruntime-node too; so `expand: true` is the default. The expanded bytes are dropped once the
+// session holds its weights. Works with onnxruntime-web and onnxruntime-node alike (`ort` is the
+// caller's: this package does not depend on either).
+
+// Bytes of a model given as expand() takes it, for the path that hands it over unexpanded.
+async function plainBytes(input) {
+  input = await input;
+  if (typeof Response !== 'undefined' && input instanceof Response) {
+    if (!input.ok) throw new Error(`the model's download failed: HTTP ${input.status} ${input.statusText} (${input.url})`);
+    return new Uint8Array(await input.arrayBuffer());
+  }
+  if (input instanceof ArrayBuffer) return new Uint8Array(input);
+  if (ArrayBuffer.isView(input)) return new Uint8Array(input.buffer, input.byteOffset, input.byteLength);
+  if (typeof Blob !== 'undefined' && input instanceof Blob) return new Uint8Array(await input.arrayBuffer());
+  throw new TypeError('openForRuntime takes the model as bytes, a Blob or a fetch Response (or a promise of one)');
+}
+
+// `expand`: the package's expand(). Resolves to the session, as ort.InferenceSession.create does.
+export function makeOpenForRuntime(expand, OnnxShrinkError) {
+  return async function openForRuntime(ort, input, options = {}) {
+    if (!ort?.InferenceSession?.create) throw new OnnxShrinkError('openForRuntime needs onnxruntime as its first argument (import * as ort from \'onnxruntime-web\')', 'BAD_OPTION');
+    const { sessionOptions, expand: expandFirst = true, ...expandOptions } = options ?? {};
+    if (typeof expandFirst !== 'boolean') throw new OnnxShrinkError(`option 'expand' should be a boolean, not ${typeof expandFirst}`, 'BAD_OPTION');
+    let bytes;
+    try {
+      bytes = expandFirst ? await expand(input, expandOptions) : await plainBytes(input);
+    } catch (e) {
+      if (e instanceof OnnxShrinkError) throw e;
+      throw new OnnxShrinkError(e.message, 'IO');
+    }
+    return ort.InferenceSession.create(bytes, sessionOptions);
+  };
+}
