@@ -1,5 +1,7 @@
 #include "bias_correction.h"
 
+#include <algorithm>
+
 #include "cold.h"
 #include "kernels/simd.h"
 #include "kernels/slices.h"
@@ -41,45 +43,54 @@ struct FactorWalk {
   double at(uint64_t k) const { return factors ? factors[(k / inner) % extent] : 1.0; }
 };
 
-// The sum of the errors d of values [begin, end) of one group, before the factor, in two
-// interleaved partial sums (a fixed order, the same in every build); `zero` is set when one of
-// the values is zero.
-double error_sum(const uint8_t* values, const int8_t* codes, const uint8_t* low, int32_t bits, uint64_t begin, uint64_t end,
-                 float scale, float offset, bool& zero) {
+// The errors d = value - reconstruction (before the factor) of values [begin, end) of one group
+// into `out`, the reconstruction as the model computes it (float Cast, Mul, Add), four at a time
+// with the same operations lane by lane as the scalar loop; whether one of the values is zero.
+ONNX_SHRINK_NOINLINE bool errors(const uint8_t* values, const int8_t* codes, const uint8_t* low, int32_t bits, uint64_t begin, uint64_t end,
+            float scale, float offset, double* out) {
   bool any_zero = false;
-  auto d = [&](uint64_t k) {
-    const float v = kernels::load_f32(values + 4 * k);
-    any_zero |= v == 0.0f;
-    // The reconstruction as the model computes it: float Cast, Mul, Add.
-    return static_cast<double>(v) - (code_at(codes, low, bits, k) * scale + offset);
-  };
-  double sums_of[2] = {0, 0};  // even and odd
   uint64_t k = begin;
 #if ONNX_SHRINK_SIMD
   {
-    // Four values at a time, the two lanes of float64 sums being the even and odd sums: the same
-    // additions in the same order as the loop below.
     namespace v4 = kernels::v4;
     const v4::f32 vscale = v4::splat(scale), voffset = v4::splat(offset), step = v4::splat(static_cast<float>(1 << bits));
-    v4::f64 sums = v4::zero_f64();
     v4::i32 zeros = v4::isplat(0);
     for (; k + 4 <= end; k += 4) {
       const v4::f32 x = v4::load(values + 4 * k);
       v4::f32 code = v4::load_i8x4_as_float(reinterpret_cast<const uint8_t*>(codes + k));
-      if (low) code = v4::add(v4::mul(code, step), v4::load_u8x4_as_float(low + k));  // exact: at most 16 bits
+      if (low) code = v4::add(v4::mul(code, step), v4::load_u8x4_as_float(low + k));
       const v4::f32 u = v4::add(v4::mul(code, vscale), voffset);
-      sums = v4::add_f64(sums, v4::sub_f64(v4::widen_low(x), v4::widen_low(u)));
-      sums = v4::add_f64(sums, v4::sub_f64(v4::widen_high(x), v4::widen_high(u)));
+      v4::store_f64(out + (k - begin), v4::sub_f64(v4::widen_low(x), v4::widen_low(u)));
+      v4::store_f64(out + (k - begin) + 2, v4::sub_f64(v4::widen_high(x), v4::widen_high(u)));
       zeros = v4::bor(zeros, v4::zero_mask(x));
     }
-    sums_of[0] = v4::lane_f64(sums, 0), sums_of[1] = v4::lane_f64(sums, 1);
     any_zero = v4::any(zeros);
   }
 #endif
-  for (; k < end; ++k) sums_of[(k - begin) & 1] += d(k);
-  zero |= any_zero;
-  return sums_of[0] + sums_of[1];
+  for (; k < end; ++k) {
+    const float v = kernels::load_f32(values + 4 * k);
+    any_zero |= v == 0.0f;
+    out[k - begin] = static_cast<double>(v) - (code_at(codes, low, bits, k) * scale + offset);
+  }
+  return any_zero;
 }
+
+// A sum of errors in a fixed order, the same in every build: the even and the odd positions in
+// two sums (added in order), then those two added.
+struct OrderedSum {
+  double even = 0, odd = 0;
+  uint64_t count = 0;
+  void add(const double* d, uint64_t n) {
+    double& first = count & 1 ? odd : even;
+    double& second = count & 1 ? even : odd;
+    double a = first, b = second;
+    uint64_t i = 0;
+    for (; i + 2 <= n; i += 2) a += d[i], b += d[i + 1];
+    if (i < n) a += d[i];
+    first = a, second = b, count += n;
+  }
+  double total() const { return even + odd; }
+};
 
 // Adds `count` values of one factor f whose errors sum to d.
 inline void accumulate(Sums& s, double d, double f, double count) {
@@ -90,19 +101,33 @@ inline void accumulate(Sums& s, double d, double f, double count) {
 }
 
 // Groups that are runs of consecutive values: the whole tensor, rows along the channel axis, blocks.
-// Within a run, the values that share a factor f add their summed error D once: D f, D f^2.
+// Within a run, the values that share a factor f (a segment) add their summed error D once: D f,
+// D f^2. The errors go through a buffer a stretch at a time, so that short segments (a conv
+// kernel's 3x3 values per input channel) cost no call or tail each.
 ONNX_SHRINK_NOINLINE void runs(const Int8Layout& l, uint64_t n, const uint8_t* values, const int8_t* codes, const uint8_t* low, int32_t bits,
           const float* scales, const float* offsets, FactorWalk& fw, std::vector<Sums>& sums) {
   const uint64_t length = l.kind == Int8Layout::Tensor ? n : l.kind == Int8Layout::Rows ? l.inner : l.block;
+  constexpr uint64_t kStretch = 2048;
+  std::vector<double> d(std::min(length, kStretch));
   for (uint64_t start = 0, r = 0; start < n; start += length, ++r) {
     const uint64_t g = l.kind == Int8Layout::Tensor ? 0 : l.kind == Int8Layout::Rows ? r % l.channels : r;
     Sums s = sums[g];
+    OrderedSum segment;
     for (uint64_t k = start, end = start + length; k < end;) {
-      const uint64_t stop = end - k < fw.same() ? end : k + fw.same();
-      const double f = fw.current(), count = static_cast<double>(stop - k);
-      accumulate(s, error_sum(values, codes, low, bits, k, stop, scales[g], offsets[g], s.zero), f, count);
-      fw.advance(stop - k);
-      k = stop;
+      const uint64_t stretch_end = std::min(end, k + kStretch);
+      s.zero |= errors(values, codes, low, bits, k, stretch_end, scales[g], offsets[g], d.data());
+      for (uint64_t j = k; j < stretch_end;) {
+        const uint64_t left = fw.same(), stop = stretch_end - j < left ? stretch_end : j + left;
+        segment.add(d.data() + (j - k), stop - j);
+        const double f = fw.current();
+        fw.advance(stop - j);
+        if (stop == j + left || stop == end) {  // the segment ends: its factor changes, or the run
+          accumulate(s, segment.total(), f, static_cast<double>(segment.count));
+          segment = OrderedSum();
+        }
+        j = stop;
+      }
+      k = stretch_end;
     }
     sums[g] = s;
   }
@@ -192,7 +217,9 @@ ONNX_SHRINK_COLD double correct_offsets(const Int8Layout& l, const std::vector<i
   } else if (l.kind == Int8Layout::Columns || l.kind == Int8Layout::ColumnBlocks) {
     for (uint64_t k = 0; k < n; ++k) {  // a factor that changes along a row (not made by the chooser)
       const uint64_t g = group_of(l, k);
-      accumulate(sums[g], error_sum(values, codes, low, bits, k, k + 1, scales[g], offsets[g], sums[g].zero), fw.current(), 1);
+      double d = 0;
+      sums[g].zero |= errors(values, codes, low, bits, k, k + 1, scales[g], offsets[g], &d);
+      accumulate(sums[g], d, fw.current(), 1);
       fw.advance(1);
     }
   } else {

@@ -150,6 +150,7 @@ ONNX_SHRINK_ALWAYS_INLINE f64 add_f64(f64 a, f64 b) { return wasm_f64x2_add(a, b
 ONNX_SHRINK_ALWAYS_INLINE f64 sub_f64(f64 a, f64 b) { return wasm_f64x2_sub(a, b); }
 ONNX_SHRINK_ALWAYS_INLINE f64 zero_f64() { return wasm_f64x2_splat(0); }
 ONNX_SHRINK_ALWAYS_INLINE double lane_f64(f64 v, int i) { return i ? wasm_f64x2_extract_lane(v, 1) : wasm_f64x2_extract_lane(v, 0); }
+ONNX_SHRINK_ALWAYS_INLINE void store_f64(double* p, f64 v) { wasm_v128_store(p, v); }
 #else  // SSE2
 using f32 = __m128;
 using i32 = __m128i;
@@ -222,6 +223,7 @@ ONNX_SHRINK_ALWAYS_INLINE f64 add_f64(f64 a, f64 b) { return _mm_add_pd(a, b); }
 ONNX_SHRINK_ALWAYS_INLINE f64 sub_f64(f64 a, f64 b) { return _mm_sub_pd(a, b); }
 ONNX_SHRINK_ALWAYS_INLINE f64 zero_f64() { return _mm_setzero_pd(); }
 ONNX_SHRINK_ALWAYS_INLINE double lane_f64(f64 v, int i) { return i ? _mm_cvtsd_f64(_mm_unpackhi_pd(v, v)) : _mm_cvtsd_f64(v); }
+ONNX_SHRINK_ALWAYS_INLINE void store_f64(double* p, f64 v) { _mm_storeu_pd(p, v); }
 #endif
 
 }  // namespace onnx_shrink::kernels::v4
