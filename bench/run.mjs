@@ -20,7 +20,7 @@ import { inputHalves } from './input_halves.mjs';
 import { latency } from './latency.mjs';
 import { readyTable, readyTimes } from './ready.mjs';
 import { sessionTable, sessionTimes } from './session.mjs';
-import { shapeSpeed, shapeTable } from './shapes.mjs';
+import { addPageSpeed, shapeSpeed, shapeTable } from './shapes.mjs';
 import { sileroInputs } from './silero_inputs.mjs';
 import { timed } from './timed.mjs';
 import { wireAccuracy, wireAcceptance, wireChart, wireSection } from './wire_accuracy.mjs';
@@ -366,6 +366,7 @@ async function main() {
   log(`machine: ${m.cores} cores, memcpy ${m.memcpy.toFixed(0)} MB/s`);
   const speedRows = speed();
   const shapeRows = shapeSpeed({ dir: path.join(out, 'models'), runs, log });
+  await addPageSpeed(shapeRows, { runs, log });
   const chromeRows = await chromiumSpeed();
   const latencyRows = await inference();
   const sessionRows = await sessionTimes({ dir: path.join(out, 'session'), runs: quick ? 1 : 5, forms: !quick, log,

@@ -1,13 +1,16 @@
 // Speed by the shape of the weights: the same engine on generated models shaped like a conv net, a
 // transformer and a stack of 1024x1024 MatMul weights (about 150 MB each), and on the corpus
 // models, natively and through the WebAssembly build in Node (bench/wasm_node.mjs: the engine's
-// own time, the model read in slices as the CLI does). Medians of `runs` runs, taken in turn.
+// own time, the model read in slices as the CLI does), and in the page's Web Worker in Chromium
+// (bench/chromium.mjs: the engine's time as the page measures it, the file dropped on the page),
+// for the modes the page offers. Medians of `runs` runs, taken in turn.
 //
 //   node bench/shapes.mjs [--runs N]     prints a Markdown table (bench/run.mjs includes it)
 import { existsSync, mkdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { shrinkInChromium } from './chromium.mjs';
 import { timed } from './timed.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -47,9 +50,25 @@ export function shapeSpeed({ dir, runs = 3, log = () => {} }) {
         const w = timed(process.execPath, [path.join(root, 'bench', 'wasm_node.mjs'), file, result, ...wasmArgs(flags)]);
         wasmSeconds.push(JSON.parse(w.stdout).ms / 1000);
       }
-      rows.push({ name, mode, bytes, native: bytes / median(nativeSeconds) / 1e6, wasm: bytes / median(wasmSeconds) / 1e6 });
+      rows.push({ name, file, mode, bytes, native: bytes / median(nativeSeconds) / 1e6, wasm: bytes / median(wasmSeconds) / 1e6 });
     }
   }
+  return rows;
+}
+
+// The page's engine time (its Web Worker, Chromium) for the rows of the modes the page offers
+// (int8 default, palette): MB/s into each such row's `page`, the median of `runs`.
+const PAGE_MODES = { 'int8 (default)': 'int8', palette: 'palette' };
+export async function addPageSpeed(rows, { runs = 3, log = () => {} } = {}) {
+  const cases = [];
+  for (let i = 0; i < runs; i++) {
+    for (const r of rows.filter((x) => PAGE_MODES[x.mode])) cases.push({ row: r, files: [r.file], mode: PAGE_MODES[r.mode] });
+  }
+  log(`the page's worker in Chromium (${cases.length} runs)`);
+  const results = await shrinkInChromium(cases.map(({ files, mode }) => ({ files, mode })));
+  const seconds = new Map();
+  results.forEach((res, i) => seconds.set(cases[i].row, [...(seconds.get(cases[i].row) ?? []), res.ms / 1000]));
+  for (const [row, s] of seconds) row.page = row.bytes / median(s) / 1e6;
   return rows;
 }
 
@@ -61,9 +80,11 @@ function wasmArgs(flags) {
 }
 
 export function shapeTable(rows) {
-  const lines = ['| weights | MB | mode | native MB/s | wasm in Node MB/s (engine) | wasm / native |', '| --- | --- | --- | --- | --- | --- |'];
+  const lines = ['| weights | MB | mode | native MB/s | wasm in Node MB/s (engine) | wasm / native | page worker in Chromium MB/s (engine) |',
+                 '| --- | --- | --- | --- | --- | --- | --- |'];
   for (const r of rows) {
-    lines.push(`| ${r.name} | ${(r.bytes / 1e6).toFixed(1)} | ${r.mode} | ${r.native.toFixed(0)} | ${r.wasm.toFixed(0)} | ${(r.wasm / r.native).toFixed(2)} |`);
+    lines.push(`| ${r.name} | ${(r.bytes / 1e6).toFixed(1)} | ${r.mode} | ${r.native.toFixed(0)} | ${r.wasm.toFixed(0)} | ${(r.wasm / r.native).toFixed(2)} | ` +
+               `${r.page === undefined ? '-' : r.page.toFixed(0)} |`);
   }
   return lines.join('\n');
 }
@@ -72,7 +93,8 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const at = process.argv.indexOf('--runs');
   const runs = at > 0 ? Number(process.argv[at + 1]) : 3;
   const started = Date.now();
-  const rows = shapeSpeed({ dir: path.join(root, 'bench', 'out', 'models'), runs,
-                            log: (m) => console.error(`[${((Date.now() - started) / 1000).toFixed(0)} s] ${m}`) });
+  const log = (m) => console.error(`[${((Date.now() - started) / 1000).toFixed(0)} s] ${m}`);
+  const rows = shapeSpeed({ dir: path.join(root, 'bench', 'out', 'models'), runs, log });
+  await addPageSpeed(rows, { runs, log });
   console.log(shapeTable(rows));
 }

@@ -1,7 +1,8 @@
 // Bytes on the wire against accuracy (issue 23): for PP-OCR det, silero VAD and the trained char
 // transformer, with each model's own inputs as samples, the original tool's method (per-tensor
 // int8), the default, palette, and target mode at the default's and at the tool's measured error
-// (and, on det, agree=0.999), all measured with target mode's own evaluator (bindings/js/target.js:
+// (and, on det, agree=0.999), and without samples at the default's estimated error, all measured
+// with target mode's own evaluator (bindings/js/target.js:
 // calibration on the first half of the samples, the rest held back) in onnxruntime-node.
 //
 //   node bench/wire_accuracy.mjs      prints the table and the acceptance ratios, writes
@@ -80,6 +81,7 @@ async function measureModel(spec, log) {
   await add('target relL2 = default\'s', { ...targeted, target: `relL2=${plain.calibration.relL2}` });
   await add('target relL2 = tool\'s', { ...targeted, target: `relL2=${tool.calibration.relL2}` });
   if (spec.agree) await add(`target agree=${spec.agree}`, { ...targeted, target: `agree=${spec.agree}` });
+  await add('target default, no samples (estimates)', { target: 'default' });
   return { key: spec.key, name: spec.name, unit: spec.unit, samples: count, calibrate, original: { raw: model.byteLength, brotli: objectiveSize(model, 'brotli', 11) }, rows };
 }
 
@@ -126,6 +128,9 @@ export function wireAcceptance(models) {
               `${(atDefault.brotli / plain.brotli).toFixed(3)} × (${held(atDefault, plain)})`, atDefault.target.met && atDefault.brotli <= 0.8 * plain.brotli]);
     out.push([`${m.name}: target at the tool's error, brotli / tool's`, '≤ 0.8 ×',
               `${(atTool.brotli / tool.brotli).toFixed(3)} × (${held(atTool, tool)})`, atTool.target.met && atTool.brotli <= 0.8 * tool.brotli]);
+    const blind = reference(m, 'target default, no samples');
+    out.push([`${m.name}: without samples, target at the default's estimated error, brotli / default's`, '≤ 1 ×',
+              `${(blind.brotli / plain.brotli).toFixed(3)} × (${held(blind, plain)})`, blind.target.met && blind.brotli <= plain.brotli]);
     const agree = m.rows.find((r) => r.variant.startsWith('target agree'));
     if (agree) {
       out.push([`${m.name}: ${agree.variant.replace('target ', '')}, held-out decisions kept; brotli / default's`, '≥ 99.9 %; < 1 ×',
