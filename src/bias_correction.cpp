@@ -81,13 +81,12 @@ struct OrderedSum {
   double even = 0, odd = 0;
   uint64_t count = 0;
   void add(const double* d, uint64_t n) {
-    double& first = count & 1 ? odd : even;
-    double& second = count & 1 ? even : odd;
-    double a = first, b = second;
+    const bool swapped = count & 1;  // d[0] goes to the odd sum
+    double a = swapped ? odd : even, b = swapped ? even : odd;
     uint64_t i = 0;
     for (; i + 2 <= n; i += 2) a += d[i], b += d[i + 1];
     if (i < n) a += d[i];
-    first = a, second = b, count += n;
+    even = swapped ? b : a, odd = swapped ? a : b, count += n;
   }
   double total() const { return even + odd; }
 };

@@ -106,31 +106,40 @@ uint64_t run_step(const AxisView& v, uint64_t slices) {
   return std::max<uint64_t>(1, std::min<uint64_t>(v.outer, values / kSampleValues));
 }
 
-// Calls visit(value, factor_index) for every value of slice i along `a` (in every `step`-th run),
-// where factor_index is the value's index along axis b. The slice is walked as `outer` contiguous
-// runs of `inner` values.
-template <typename Visit>
-void for_each_in_slice(const uint8_t* x, const std::vector<int64_t>& dims, int64_t a, uint64_t i, int64_t b, Visit visit,
-                       uint64_t step = 1) {
-  const AxisView va = view_around(dims, a);
-  const uint64_t stride_b = product(dims, static_cast<size_t>(b) + 1, dims.size());
-  const uint64_t dim_b = static_cast<uint64_t>(dims[static_cast<size_t>(b)]);
-  std::vector<uint64_t> pattern;  // b inside the run: its index at each position of a run
-  if (b > a) {
-    pattern.resize(va.inner);
-    for (uint64_t k = 0; k < va.inner; ++k) pattern[k] = (k / stride_b) % dim_b;
-  }
-  for (uint64_t o = 0; o < va.outer; o += step) {
-    const uint64_t base = (o * va.extent + i) * va.inner;
-    const uint8_t* run = x + 4 * base;
-    if (b > a) {
-      for (uint64_t k = 0; k < va.inner; ++k) visit(kernels::load_f32(run + 4 * k), pattern[k]);
-    } else {
-      const uint64_t j = b == a ? i : (base / stride_b) % dim_b;  // the same all along the run
-      for (uint64_t k = 0; k < va.inner; ++k) visit(kernels::load_f32(run + 4 * k), j);
+// Visits the values of slices along `a` with each value's index along b: visit(value, index) for
+// every value of slice i (in every `step`-th run). A slice is walked as `outer` contiguous runs of
+// `inner` values; where b lies inside a run, its index at each position of a run is worked out
+// once, for every slice.
+class SliceWalk {
+ public:
+  SliceWalk(const std::vector<int64_t>& dims, int64_t a, int64_t b)
+      : va_(view_around(dims, a)), b_inside_(b > a), same_(b == a),
+        stride_b_(product(dims, static_cast<size_t>(b) + 1, dims.size())), dim_b_(static_cast<uint64_t>(dims[static_cast<size_t>(b)])) {
+    if (b_inside_) {
+      pattern_.resize(va_.inner);
+      for (uint64_t k = 0; k < va_.inner; ++k) pattern_[k] = (k / stride_b_) % dim_b_;
     }
   }
-}
+  template <typename Visit>
+  void slice(const uint8_t* x, uint64_t i, Visit visit, uint64_t step = 1) const {
+    for (uint64_t o = 0; o < va_.outer; o += step) {
+      const uint64_t base = (o * va_.extent + i) * va_.inner;
+      const uint8_t* run = x + 4 * base;
+      if (b_inside_) {
+        for (uint64_t k = 0; k < va_.inner; ++k) visit(kernels::load_f32(run + 4 * k), pattern_[k]);
+      } else {
+        const uint64_t j = same_ ? i : (base / stride_b_) % dim_b_;  // the same all along the run
+        for (uint64_t k = 0; k < va_.inner; ++k) visit(kernels::load_f32(run + 4 * k), j);
+      }
+    }
+  }
+
+ private:
+  AxisView va_;
+  bool b_inside_, same_;
+  uint64_t stride_b_, dim_b_;
+  std::vector<uint64_t> pattern_;
+};
 
 // The largest |value| of slice i along `a` (in every `step`-th run), kept in registers: four
 // running maxima (the largest is the same in any order: the values are finite, checked when read).
@@ -172,16 +181,19 @@ ONNX_SHRINK_COLD double separable_noise(const uint8_t* x, const std::vector<int6
   std::vector<float> inverse(factors.size());
   for (size_t j = 0; j < factors.size(); ++j) inverse[j] = 1.0f / factors[j];
   double noise = 0, sum = 0;
+  const SliceWalk walk(dims, a, b);
   for (uint64_t i : slices) {
+    // Locals the compiler keeps in registers (the same additions in the same order).
     float lo = 0, hi = 0;
-    double weight = 0;
-    for_each_in_slice(x, dims, a, i, b, [&](float v, uint64_t j) {
-      const float u = v * inverse[j];
+    double weight = 0, total = sum;
+    walk.slice(x, i, [&lo, &hi, &weight, &total, f = factors.data(), inv = inverse.data()](float v, uint64_t j) {
+      const float u = v * inv[j];
       lo = std::min(lo, u);
       hi = std::max(hi, u);
-      weight += double(factors[j]) * factors[j];
-      sum += double(v) * v;
+      weight += double(f[j]) * f[j];
+      total += double(v) * v;
     });
+    sum = total;
     noise += uniform_noise(lo, hi, 1.0) * weight;
   }
   if (signal) *signal += sum * double(va.extent) / double(slices.size());
@@ -309,8 +321,9 @@ ONNX_SHRINK_COLD double estimate_sqnr_db(const Int8Layout& l, const uint8_t* x, 
     std::vector<float> factors(static_cast<size_t>(dims[static_cast<size_t>(b)]), 1.0f);
     if (l.factor_axis >= 0) {
       std::fill(factors.begin(), factors.end(), 0.0f);
+      const SliceWalk walk(dims, l.axis, b);
       for (uint64_t i : sample_slices(view_around(dims, l.axis))) {
-        for_each_in_slice(x, dims, l.axis, i, b, [&](float v, uint64_t j) { factors[j] = std::max(factors[j], std::fabs(v)); });
+        walk.slice(x, i, [f = factors.data()](float v, uint64_t j) { f[j] = std::max(f[j], std::fabs(v)); });
       }
       for (float& f : factors) f = power_of(f, l.factor_power);
     }
