@@ -7,7 +7,8 @@
 // search builds (either end of the path: both are tried, the calibration point itself not counted).
 //
 //   node bench/size_estimate.mjs [--points N]    prints the table, writes bench/out/size_estimate.json
-//   node bench/size_estimate.mjs --fit           wire_estimate.js's factors, fitted to that json's points
+//   node bench/size_estimate.mjs --fit [A.json ...]   wire_estimate.js's factors, fitted to the points
+//                                     of those runs' json (default: bench/out/size_estimate.json)
 //
 // bench/run.mjs (./dev bench) runs the same for BENCHMARKS.md.
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -149,7 +150,9 @@ export function estimateSection(models, measuredOn = '') {
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url) && process.argv.includes('--fit')) {
-  const models = JSON.parse(readFileSync(path.join(root, 'bench', 'out', 'size_estimate.json')));
+  const files = process.argv.filter((a) => a.endsWith('.json'));
+  const runs = (files.length ? files : [path.join(root, 'bench', 'out', 'size_estimate.json')]).map((f) => JSON.parse(readFileSync(f)));
+  const models = runs[0].map((m, i) => ({ ...m, measures: runs.flatMap((run) => run[i].measures) }));
   console.log(`factors at rates ${RATE_KNOTS.join(', ')} bits a value:`);
   for (const key of Object.keys(WIRE_FACTORS)) {
     const fit = fitFactors(models, key);
