@@ -414,7 +414,7 @@ async function main() {
 
   for (const [what, goal, value, ok] of wireAcceptance(wireModels)) target(what, goal, value, ok);
   const estimateWorst = worstAfter(estimateModels);
-  target('target mode\'s size estimate, worst |estimate / real − 1| on the corpus (brotli -q 11 and 9, gzip -9, raw)', '≤ 5 %',
+  target('target mode\'s size estimate, its worst error against the real whole-file size on the corpus (brotli -q 11 and 9, gzip -9, raw)', '≤ 5 %',
          `${(100 * estimateWorst).toFixed(2)} %`, estimateWorst <= 0.05);
   for (const model of new Set(sessionRows.map((r) => r.model))) {
     const at = (variant) => sessionRows.find((r) => r.model === model && r.variant === variant).create;

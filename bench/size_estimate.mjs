@@ -143,9 +143,10 @@ export function estimateSection(models, measuredOn = '') {
     '(every tensor at 10 bits down to every tensor at 2, as target mode walks it without samples), each file built and measured, ' +
     'against the estimate target mode records for it (`estimatedBytes`): |estimate / real − 1|. Before: the sum of the changed ' +
     'tensors\' code entropies and other stored bytes (raw: their stored bytes), the rest of the file left out. After: ' +
-    '`bindings/js/wire_estimate.js`, each tensor\'s entropy by a factor per objective and depth, plus the rest of the file ' +
-    'calibrated on the first point the search builds (either end of the path; both are tried, the calibration point itself not counted). ' +
-    'Issue 23 asks for 5 % at every point.', '',
+    '`bindings/js/wire_estimate.js`, each tensor\'s code entropy by a factor measured per objective (and brotli quality) and entropy ' +
+    'rate, plus the rest of the file calibrated on the first point the search builds (either end of the path; both are tried, the ' +
+    'calibration point itself not counted). Each size has its own path (the factors order the descent). Issue 23 asks for 5 % at ' +
+    'every point.', '',
     estimateTable(models), ''];
 }
 
