@@ -22,6 +22,7 @@ import { readyTable, readyTimes } from './ready.mjs';
 import { sessionTable, sessionTimes } from './session.mjs';
 import { addPageSpeed, shapeSpeed, shapeTable } from './shapes.mjs';
 import { sileroInputs } from './silero_inputs.mjs';
+import { estimateSection, sizeEstimate, worstAfter } from './size_estimate.mjs';
 import { timed } from './timed.mjs';
 import { wireAccuracy, wireAcceptance, wireChart, wireSection } from './wire_accuracy.mjs';
 
@@ -379,6 +380,7 @@ async function main() {
   const halfRows = await luckAcrossHalves(quick ? 4 : 16);
   const largeRows = quick ? [] : await largeModels({ dir: path.join(out, 'models'), native, log });
   const wireModels = await wireAccuracy({ log });
+  const estimateModels = await sizeEstimate({ count: quick ? 6 : 12, log });
   writeFileSync(path.join(root, 'bench', 'size-accuracy.svg'), chart(accuracyRows));
   writeFileSync(path.join(root, 'bench', 'wire-accuracy.svg'), wireChart(wireModels));
   const size = wasmSize();
@@ -412,6 +414,9 @@ async function main() {
   }
 
   for (const [what, goal, value, ok] of wireAcceptance(wireModels)) target(what, goal, value, ok);
+  const estimateWorst = worstAfter(estimateModels);
+  target('target mode\'s size estimate, its worst error against the real whole-file size on the corpus (brotli -q 11 and 9, gzip -9, raw)', '≤ 5 %',
+         `${(100 * estimateWorst).toFixed(2)} %`, estimateWorst <= 0.05);
   for (const model of new Set(sessionRows.map((r) => r.model))) {
     const at = (variant) => sessionRows.find((r) => r.model === model && r.variant === variant).create;
     const ratio = at('default') / at('original');
@@ -578,6 +583,7 @@ async function main() {
           'error by 1 dB (at 256 levels an entropy-coded uniform grid is close to the best quantizer of its entropy). ' +
           `Designs used here: ${paletteDesigns(accuracyRows)}. The k-means row shows what spending more entropy buys.`, '');
   md.push(...wireSection(wireModels));
+  md.push(...estimateSection(estimateModels));
   writeFileSync(path.join(root, 'BENCHMARKS.md'), `${md.join('\n')}\n`);
   rmSync(path.join(out, 'result.onnx'), { force: true });
   log('wrote BENCHMARKS.md, bench/size-accuracy.svg and bench/wire-accuracy.svg');

@@ -75,6 +75,7 @@ self.onmessage = async (event) => {
       ? await sizeOf(model, (f) => progress(0, 'measuring the original', `${objective} ${Math.round(100 * f)} %`)) : undefined;
     const found = await searchTarget(original, {
       engine: { shrink, inspect }, options, target: goal, objective, measure: evaluator?.measure, size, onProgress, originalBytes,
+      brotliQuality: quality ?? undefined,
     });
     const t = found.target;
     if (tried.length !== t.points.length || t.points.some((p, i) => p.raw !== tried[i].size)) {

@@ -247,6 +247,11 @@ export interface TargetPoint {
   /** The objective's size of the file. */
   bytes: number;
   raw: number;
+  /**
+   * The objective's size estimated before building (wire_estimate.js: each tensor's code entropy
+   * with a correction measured for brotli and gzip, the rest of the file calibrated on the first
+   * point built, whose estimate is therefore its size).
+   */
   estimatedBytes: number;
   /** The predicted output error (relative L2 of the worst output). */
   predicted: number;

@@ -93,7 +93,7 @@ export async function shrinkToTarget(input, options = {}) {
   try {
     const result = await searchTarget(input, {
       engine: { shrink: api.shrink, inspect: api.inspect }, options: rest, target: goal, objective, measure, onProgress,
-      size: (bytes) => objectiveSize(bytes, objective, 9), originalBytes: objectiveSize(input, objective, 9),
+      size: (bytes) => objectiveSize(bytes, objective, 9), originalBytes: objectiveSize(input, objective, 9), brotliQuality: 9,
     });
     result.target.samples = split;
     return result;

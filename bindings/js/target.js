@@ -16,6 +16,7 @@
 //  4. The point on that path: with samples, bisection on measured results (the file is built and
 //     run); without, the predicted error. The points measured are the evidence.
 import { OutputComparison, carryOver, sampleFeeds } from './verify.js';
+import { wireEstimator } from './wire_estimate.js';
 
 export const TARGET_BITS = [2, 3, 4, 5, 6, 7, 8, 9, 10];
 export const PROBE_BITS = 4;
@@ -92,8 +93,9 @@ export async function makeEvaluator(ort, original, inputs, { feedBack = {}, deci
   };
 }
 
-// Each changed tensor's facts at each bit depth, from dry runs: name -> { elements, at: {bits: {...}} }.
-async function depthTable(inspect, model, options, progress) {
+// Each changed tensor's facts at each bit depth, from dry runs: name -> { elements, at: {bits: {...}} }
+// (`codes`: the entropy of its codes; `entropy`: that plus its other stored bytes, scales and offsets).
+export async function depthTable(inspect, model, options, progress) {
   const table = new Map();
   for (const [k, bits] of TARGET_BITS.entries()) {
     progress(k / TARGET_BITS.length, 'measuring each tensor at each bit depth');
@@ -102,7 +104,8 @@ async function depthTable(inspect, model, options, progress) {
       if (!t.changed || t.bits === undefined) continue;
       const row = table.get(t.name) ?? { name: t.name, elements: t.shape.reduce((a, b) => a * b, 1), at: {} };
       const codeBytes = row.elements * (1 + Math.max(0, t.bits - 8) / 8);
-      row.at[bits] = { bits: t.bits, noise: t.exact ? 0 : 10 ** (-(t.sqnrDb ?? 0) / 10), raw: t.bytesAfter,
+      row.at[bits] = { bits: t.bits, noise: t.exact ? 0 : 10 ** (-(t.sqnrDb ?? 0) / 10), raw: t.bytesAfter, codes: t.entropyBytes,
+                       elements: row.elements,
                        entropy: t.entropyBytes + Math.max(0, t.bytesAfter - codeBytes) };
       table.set(t.name, row);
     }
@@ -125,8 +128,9 @@ async function sensitivities(rows, { shrink, model, options, measure, progress }
   return { estimated: false, gains };
 }
 
-// The greedy path: configurations (bits per tensor) from the most bytes to the fewest.
-function descent(rows, gains, cost) {
+// The greedy path: configurations (bits per tensor) from the most bytes to the fewest; `cost(d)`: a
+// tensor's bytes at one depth (d = row.at[bits]).
+export function descent(rows, gains, cost) {
   const index = (b) => TARGET_BITS.indexOf(b);
   const bits = rows.map(() => TARGET_BITS.at(-1));
   const path = [];
@@ -175,9 +179,11 @@ export function calibrationAim(target) {
 }
 
 // The search. `engine`: { shrink, inspect } (the API's); `measure`: makeEvaluator(...).measure, or
-// undefined without samples; `size(bytes)`: the objective's size of a file (brotli, gzip or raw).
+// undefined without samples; `size(bytes)`: the objective's size of a file (brotli, gzip or raw);
+// `brotliQuality`: the quality `size` compresses brotli at (the estimate's correction depends on it).
 // Resolves with the chosen file, its report and the evidence.
-export async function searchTarget(model, { engine, options = {}, target, objective = 'brotli', measure, size, onProgress, originalBytes }) {
+export async function searchTarget(model, { engine, options = {}, target, objective = 'brotli', measure, size, onProgress, originalBytes,
+                                            brotliQuality = 9 }) {
   if (!OBJECTIVES.includes(objective)) throw new Error(`the objective is ${OBJECTIVES.join(', ')}, not '${objective}'`);
   if (!measure && MEASURED_KINDS.includes(target.kind)) {
     throw new Error(`a ${target.kind} target needs samples to measure it on (samples, or the CLI's --input)`);
@@ -191,8 +197,9 @@ export async function searchTarget(model, { engine, options = {}, target, object
     const report = await engine.inspect(model, options);
     target = { ...target, predicted: defaultPrediction(rows, gains, report) * (1 + 1e-9) };
   }
-  const cost = (d) => (objective === 'raw' ? d.raw : d.entropy);
-  const path = descent(rows, gains, cost);
+  // Each point's bytes estimated (wire_estimate.js), the rest of the file calibrated on the first built.
+  const wire = wireEstimator(rows, objective, brotliQuality);
+  const path = descent(rows, gains, wire.cost);
   const build = async (p) => {
     const tensorBits = Object.fromEntries(rows.map((r, i) => [r.name, p.bits[i]]));
     const made = await engine.shrink(model, { ...options, tensorBits });
@@ -202,7 +209,9 @@ export async function searchTarget(model, { engine, options = {}, target, object
   const evaluate = async (k) => {
     const made = await build(path[k]);
     const measured = measure ? await measure(made.model) : null;
-    const point = { step: k, predicted: path[k].predicted, estimatedBytes: path[k].bytes, bytes: await size(made.model),
+    const bytes = await size(made.model);
+    if (!points.length) wire.calibrate(path[k].bits, bytes);
+    const point = { step: k, predicted: path[k].predicted, estimatedBytes: wire.estimate(path[k].bits), bytes,
                     raw: made.model.byteLength, ...(measured ? { measured: measured.calibration, heldOut: measured.heldOut } : {}) };
     points.push(point);
     return { made, point };
