@@ -54,7 +54,7 @@ export async function shrinkToTarget(input, options = {}) {
     throw bad(`target: ${e.message}`);
   }
   if (goal.kind === 'agree' && !decision) throw bad("target: agree= counts decisions kept: give decision ('argmax' or 'threshold:N')");
-  let measure, split = null;
+  let measure, observe, split = null;
   if (samples && Object.values(samples).some((s) => typeof s !== 'number')) {
     let ort;
     try {
@@ -88,12 +88,15 @@ export async function shrinkToTarget(input, options = {}) {
       throw bad(`target: the original model does not run on the samples: ${e.message}`);
     }
     measure = evaluator.measure;
+    observe = evaluator.observe;
     split = { calibration: evaluator.calibrate, heldOut: evaluator.samples - evaluator.calibrate };
   }
   try {
     const result = await searchTarget(input, {
-      engine: { shrink: api.shrink, inspect: api.inspect }, options: rest, target: goal, objective, measure, onProgress,
-      size: (bytes) => objectiveSize(bytes, objective, 9), originalBytes: objectiveSize(input, objective, 9),
+      engine: { shrink: api.shrink, inspect: api.inspect }, options: rest, target: goal, objective, measure, observe, onProgress,
+      size: (bytes) => objectiveSize(bytes, objective, 9),
+      // Only a size given as a fraction of the original's needs it (brotli of 150 MB: 15 s).
+      originalBytes: goal.kind === 'size' && goal.fraction !== undefined ? objectiveSize(input, objective, 9) : undefined,
     });
     result.target.samples = split;
     return result;

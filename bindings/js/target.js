@@ -15,6 +15,7 @@
 //     rate-distortion curve).
 //  4. The point on that path: with samples, bisection on measured results (the file is built and
 //     run); without, the predicted error. The points measured are the evidence.
+import { activationGains } from './activation_probe.js';
 import { OutputComparison, carryOver, sampleFeeds } from './verify.js';
 
 export const TARGET_BITS = [2, 3, 4, 5, 6, 7, 8, 9, 10];
@@ -73,6 +74,20 @@ export async function makeEvaluator(ort, original, inputs, { feedBack = {}, deci
     return outputs;
   };
   const reference = await run(original);
+  // Runs `model` (e.g. the original with more outputs) on the calibration samples, calling
+  // onSample(feeds, outputs, calibrate) after each (the activation probe).
+  const observe = async (model, onSample) => {
+    const session = await ort.InferenceSession.create(model, { logSeverityLevel: 4 });
+    let previous = null;
+    try {
+      for (const f of feeds.slice(0, calibrate)) {
+        const fed = carryOver(f, previous, feedBack);
+        onSample(fed, (previous = await session.run(fed)), calibrate);
+      }
+    } finally {
+      await session.release?.();
+    }
+  };
   const summary = (comparison) => {
     const results = comparison.results();
     const worst = (key) => Math.max(...results.map((r) => (Number.isNaN(r[key]) ? Infinity : r[key])));
@@ -83,6 +98,7 @@ export async function makeEvaluator(ort, original, inputs, { feedBack = {}, deci
   return {
     samples: count,
     calibrate,
+    observe,
     async measure(model) {
       const outputs = await run(model);
       const cal = new OutputComparison(decision), held = new OutputComparison(decision);
@@ -110,9 +126,28 @@ async function depthTable(inspect, model, options, progress) {
   return [...table.values()].filter((row) => TARGET_BITS.every((b) => row.at[b]));
 }
 
+// Sensitivities are measured one tensor at a time (a model built and run per tensor) while those
+// models add up to at most this many bytes (PP-OCR det: 18 tensors of a 4.7 MB file, 85 MB; the
+// 150 MB bench models: 2 to 13 GB); beyond it, by the activation probe (one run of the original).
+export const EACH_PROBE_BYTES = 1e9;
+export const PROBES = ['each', 'activations'];
+
+// Which probe measures the sensitivities of `rows` in a model of `modelBytes`.
+export function chooseProbe(rows, modelBytes) {
+  return rows.length * modelBytes <= EACH_PROBE_BYTES ? 'each' : 'activations';
+}
+
 // The predicted squared relative output error each tensor adds per unit of its weight noise power.
-async function sensitivities(rows, { shrink, model, options, measure, progress }) {
-  if (!measure) return { estimated: true, gains: rows.map(() => 1 / rows.length) };
+// `probe`: 'each' or 'activations' (chooseProbe's choice when not given); `observe`: as
+// makeEvaluator's, for the activation probe.
+async function sensitivities(rows, { shrink, model, options, measure, observe, probe, progress }) {
+  if (!measure) return { estimated: true, probe: null, gains: rows.map(() => 1 / rows.length) };
+  probe ??= observe ? chooseProbe(rows, model.byteLength) : 'each';
+  if (!PROBES.includes(probe)) throw new Error(`the probe is ${oneOf(PROBES)}, not '${probe}'`);
+  if (probe === 'activations') {
+    if (!observe) throw new Error('the activation probe runs the model on the samples: give observe (makeEvaluator\'s)');
+    return { estimated: false, probe, gains: await activationGains(model, rows.map((r) => r.name), observe, progress) };
+  }
   const gains = [];
   for (const [k, row] of rows.entries()) {
     progress(k / rows.length, 'measuring how much each tensor moves the outputs');
@@ -122,7 +157,7 @@ async function sensitivities(rows, { shrink, model, options, measure, progress }
     const noise = row.at[PROBE_BITS].noise;
     gains.push(noise > 0 ? calibration.relL2 ** 2 / noise : 0);
   }
-  return { estimated: false, gains };
+  return { estimated: false, probe, gains };
 }
 
 // The greedy path: configurations (bits per tensor) from the most bytes to the fewest.
@@ -177,7 +212,7 @@ export function calibrationAim(target) {
 // The search. `engine`: { shrink, inspect } (the API's); `measure`: makeEvaluator(...).measure, or
 // undefined without samples; `size(bytes)`: the objective's size of a file (brotli, gzip or raw).
 // Resolves with the chosen file, its report and the evidence.
-export async function searchTarget(model, { engine, options = {}, target, objective = 'brotli', measure, size, onProgress, originalBytes }) {
+export async function searchTarget(model, { engine, options = {}, target, objective = 'brotli', measure, observe, probe, size, onProgress, originalBytes }) {
   if (!OBJECTIVES.includes(objective)) throw new Error(`the objective is ${OBJECTIVES.join(', ')}, not '${objective}'`);
   if (!measure && MEASURED_KINDS.includes(target.kind)) {
     throw new Error(`a ${target.kind} target needs samples to measure it on (samples, or the CLI's --input)`);
@@ -185,7 +220,7 @@ export async function searchTarget(model, { engine, options = {}, target, object
   const stage = (from, to) => (f, what) => onProgress?.(from + (to - from) * f, what);
   const rows = await depthTable(engine.inspect, model, options, stage(0, 0.2));
   if (!rows.length) throw new Error('no tensor of this model takes codes of 2 to 10 bits: nothing for a target to choose');
-  const { estimated, gains } = await sensitivities(rows, { shrink: engine.shrink, model, options, measure, progress: stage(0.2, 0.6) });
+  const { estimated, probe: probed, gains } = await sensitivities(rows, { shrink: engine.shrink, model, options, measure, observe, probe, progress: stage(0.2, 0.6) });
   if (target.kind === 'default') {
     // Without samples: the default's own estimated error, under the same estimates.
     const report = await engine.inspect(model, options);
@@ -223,7 +258,7 @@ export async function searchTarget(model, { engine, options = {}, target, object
   progress(++steps / total, 'building and measuring candidates');
   if (!ok(first.point)) {
     const why = bySize ? `even every tensor at 2 bits is larger than ${goal} bytes` : 'even every tensor at 10 bits misses the target';
-    return { ...first.made, target: { met: false, estimated, objective, goal: aim, points, chosen: first.point, why } };
+    return { ...first.made, target: { met: false, estimated, probe: probed, objective, goal: aim, points, chosen: first.point, why } };
   }
   let chosen = first;
   while (lo < hi) {
@@ -234,7 +269,7 @@ export async function searchTarget(model, { engine, options = {}, target, object
     else if (bySize) lo = mid + 1;
     else hi = mid - 1;
   }
-  return { ...chosen.made, target: { met: true, estimated, objective, goal: aim, points, chosen: chosen.point, tensorBits: chosen.made.tensorBits } };
+  return { ...chosen.made, target: { met: true, estimated, probe: probed, objective, goal: aim, points, chosen: chosen.point, tensorBits: chosen.made.tensorBits } };
 }
 
 // The default's predicted error under the same estimates (for targets without samples: never more
