@@ -3,7 +3,8 @@
 // larger than memory (or than WebAssembly's 4 GB) can be shrunk.
 import { closeSync, fstatSync, openSync, readFileSync, readSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
+import { promisify } from 'node:util';
+import { brotliCompress, brotliCompressSync, constants, gzip, gzipSync } from 'node:zlib';
 import { createApi, OnnxShrinkError } from './core.js';
 import { makeEvaluator, parseDecision, parseTarget, searchTarget } from './target.js';
 import { declaredShape, sampleCount } from './verify.js';
@@ -30,6 +31,14 @@ export function objectiveSize(bytes, objective, quality = 11) {
   if (objective === 'raw') return bytes.byteLength;
   if (objective === 'gzip') return gzipSync(bytes, { level: 9 }).byteLength;
   return brotliCompressSync(bytes, { params: { [constants.BROTLI_PARAM_QUALITY]: quality, [constants.BROTLI_PARAM_SIZE_HINT]: bytes.byteLength } }).byteLength;
+}
+
+// objectiveSize's, compressed on zlib's threads (beside the next candidate's measure).
+const brotliLater = promisify(brotliCompress), gzipLater = promisify(gzip);
+async function objectiveSizeLater(bytes, objective, quality) {
+  if (objective === 'raw') return bytes.byteLength;
+  if (objective === 'gzip') return (await gzipLater(bytes, { level: 9 })).byteLength;
+  return (await brotliLater(bytes, { params: { [constants.BROTLI_PARAM_QUALITY]: quality, [constants.BROTLI_PARAM_SIZE_HINT]: bytes.byteLength } })).byteLength;
 }
 
 /**
@@ -94,7 +103,7 @@ export async function shrinkToTarget(input, options = {}) {
   try {
     const result = await searchTarget(input, {
       engine: { shrink: api.shrink, inspect: api.inspect }, options: rest, target: goal, objective, measure, observe, onProgress,
-      size: (bytes) => objectiveSize(bytes, objective, 9),
+      size: (bytes) => objectiveSizeLater(bytes, objective, 9),
       // Only a size given as a fraction of the original's needs it (brotli of 150 MB: 15 s).
       originalBytes: goal.kind === 'size' && goal.fraction !== undefined ? objectiveSize(input, objective, 9) : undefined,
     });

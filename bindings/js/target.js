@@ -16,6 +16,7 @@
 //  4. The point on that path: with samples, bisection on measured results (the file is built and
 //     run); without, the predicted error. The points measured are the evidence.
 import { activationGains } from './activation_probe.js';
+import { guidedSearch } from './guided_search.js';
 import { OutputComparison, carryOver, sampleFeeds } from './verify.js';
 
 export const TARGET_BITS = [2, 3, 4, 5, 6, 7, 8, 9, 10];
@@ -140,7 +141,7 @@ export function chooseProbe(rows, modelBytes) {
 // The predicted squared relative output error each tensor adds per unit of its weight noise power.
 // `probe`: 'each' or 'activations' (chooseProbe's choice when not given); `observe`: as
 // makeEvaluator's, for the activation probe.
-async function sensitivities(rows, { shrink, model, options, measure, observe, probe, progress }) {
+export async function sensitivities(rows, { shrink, model, options, measure, observe, probe, progress }) {
   if (!measure) return { estimated: true, probe: null, gains: rows.map(() => 1 / rows.length) };
   probe ??= observe ? chooseProbe(rows, model.byteLength) : 'each';
   if (!PROBES.includes(probe)) throw new Error(`the probe is ${oneOf(PROBES)}, not '${probe}'`);
@@ -236,11 +237,18 @@ export async function searchTarget(model, { engine, options = {}, target, object
   const points = [];
   const evaluate = async (k) => {
     const made = await build(path[k]);
+    // Sized beside the measure and the next points (Node's zlib compresses on another thread); a
+    // size target needs the bytes at once, an error target once the search is over (`sized`).
+    const sizing = size(made.model);
     const measured = measure ? await measure(made.model) : null;
-    const point = { step: k, predicted: path[k].predicted, estimatedBytes: path[k].bytes, bytes: await size(made.model),
+    const point = { step: k, predicted: path[k].predicted, estimatedBytes: path[k].bytes, bytes: bySize ? await sizing : sizing,
                     raw: made.model.byteLength, ...(measured ? { measured: measured.calibration, heldOut: measured.heldOut } : {}) };
     points.push(point);
     return { made, point };
+  };
+  const sized = async (result) => {
+    for (const p of points) p.bytes = await p.bytes;
+    return result;
   };
   // Bisection along the path (bytes fall with k). An error bound holds from the first point (every
   // tensor at 10 bits) up to some k: the last k that meets it. A size bound holds from some k to the
@@ -251,6 +259,21 @@ export async function searchTarget(model, { engine, options = {}, target, object
   // The goal as met: a size in bytes of the objective; for 'default', the error predicted for it.
   const aim = { ...target, ...(bySize ? { bytes: goal } : {}) };
   const progress = stage(0.6, 1);
+  if (probed === 'activations') {
+    // A large model: few points, guided by the predictions (guided_search.js).
+    const a = calibrationAim(target);
+    const limit = bySize ? goal : badness(a, { relL2: a.value, maxAbs: a.value, agreement: a.value });
+    const { met, chosen } = await guidedSearch(path.length, {
+      evaluate, ok, limit, prefix: !bySize,
+      measured: (p) => (bySize ? p.bytes : badness(target, p.measured)),
+      predicted: (k) => (bySize ? path[k].bytes : path[k].predicted),
+      nearEnough: (a, b) => Math.abs(path[a].bytes - path[b].bytes) <= GUIDED_BYTES_TOLERANCE * Math.max(path[a].bytes, path[b].bytes),
+      onStep: (f) => progress(f, 'building and measuring candidates'),
+    });
+    const why = met ? undefined : bySize ? `even every tensor at 2 bits is larger than ${goal} bytes` : 'even every tensor at 10 bits misses the target';
+    return sized({ ...chosen.made, target: { met, estimated, probe: probed, objective, goal: aim, points, chosen: chosen.point,
+                                             ...(met ? { tensorBits: chosen.made.tensorBits } : { why }) } });
+  }
   let steps = 0;
   const total = Math.ceil(Math.log2(path.length + 1)) + 1;
   let lo = 0, hi = path.length - 1;
@@ -258,7 +281,7 @@ export async function searchTarget(model, { engine, options = {}, target, object
   progress(++steps / total, 'building and measuring candidates');
   if (!ok(first.point)) {
     const why = bySize ? `even every tensor at 2 bits is larger than ${goal} bytes` : 'even every tensor at 10 bits misses the target';
-    return { ...first.made, target: { met: false, estimated, probe: probed, objective, goal: aim, points, chosen: first.point, why } };
+    return sized({ ...first.made, target: { met: false, estimated, probe: probed, objective, goal: aim, points, chosen: first.point, why } });
   }
   let chosen = first;
   while (lo < hi) {
@@ -269,7 +292,17 @@ export async function searchTarget(model, { engine, options = {}, target, object
     else if (bySize) lo = mid + 1;
     else hi = mid - 1;
   }
-  return { ...chosen.made, target: { met: true, estimated, probe: probed, objective, goal: aim, points, chosen: chosen.point, tensorBits: chosen.made.tensorBits } };
+  return sized({ ...chosen.made, target: { met: true, estimated, probe: probed, objective, goal: aim, points, chosen: chosen.point, tensorBits: chosen.made.tensorBits } });
+}
+
+// With the activation probe, the guided search stops when the points either side of the boundary
+// differ by at most this share of their estimated bytes.
+export const GUIDED_BYTES_TOLERANCE = 0.02;
+
+// How far measurements are from meeting an error target, as a number that grows with the error.
+function badness(target, m) {
+  if (target.kind === 'agree') return 1 - (m.agreement ?? 0);
+  return target.kind === 'maxAbs' ? m.maxAbs : m.relL2;
 }
 
 // The default's predicted error under the same estimates (for targets without samples: never more
