@@ -1,9 +1,11 @@
 // Target mode's activation probe (bindings/js/activation_probe.js): the sensitivities from one run
 // of the original with its readers' values as extra outputs agree with the one-at-a-time probe's
-// on a small model whose tensors matter unequally, and a search with it meets the target.
+// on a small model whose tensors matter unequally (in onnxruntime-node and -web), and a search
+// with it meets the target.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import ort from 'onnxruntime-node';
+import * as ortWeb from 'onnxruntime-web';
 import { inspect, objectiveSize, shrink } from '../../bindings/js/index.node.js';
 import { readGraph, withOutputs } from '../../bindings/js/onnx_graph.js';
 import { PROBE_BITS, chooseProbe, makeEvaluator, searchTarget, sensitivities } from '../../bindings/js/target.js';
@@ -47,7 +49,7 @@ function tinyModel() {
     ...field(5, tensor('gemm.bias', [128], new Array(128).fill(10))),
     ...field(5, tensor(W, [128, 32, 3, 3], normals(128 * 32 * 9, 3, 0.05))),
     ...field(11, valueInfo('a', [4, 128])), ...field(11, valueInfo('x', [1, 64, 8, 8])),
-    ...field(12, valueInfo('ya', [4, 128])), ...field(12, valueInfo('yb', [4, 128])), ...field(12, valueInfo('yc', [1, 64, 8, 8])),
+    ...field(12, valueInfo('ya', [4, 128])), ...field(12, valueInfo('yb', [4, 128])), ...field(12, valueInfo('yc', [1, 128, 8, 8])),
   ];
   return Uint8Array.from([...number(1, 8), ...field(8, number(2, 13)), ...field(7, graph)]);
 }
@@ -93,6 +95,11 @@ test('activation gains agree with one-at-a-time gains, and the biased Gemm\'s we
     const ratio = a[name] / e[name];
     assert.ok(ratio > 0.5 && ratio < 2, `${name}: activation gain ${a[name]}, one at a time ${e[name]}`);
   }
+  // onnxruntime-web (the page's; its WebAssembly build, in Node) takes the extra outputs alike.
+  ortWeb.env.wasm.numThreads = 1;
+  const web = await makeEvaluator(ortWeb, model, samplesOf());
+  const onWeb = by(await sensitivities(rows, { ...common, measure: web.measure, observe: web.observe, probe: 'activations' }));
+  for (const name of [A, B, W]) assert.ok(Math.abs(onWeb[name] / a[name] - 1) < 1e-3, `${name}: ${onWeb[name]} in onnxruntime-web, ${a[name]} in -node`);
   // yb is mostly its bias: B's rounding moves it a hundredth as much as A's moves ya.
   assert.ok(a[B] < a[A] / 20 && e[B] < e[A] / 20, JSON.stringify({ activations: a, each: e }));
   // The small corpus models get the one-at-a-time probe; a model of 150 MB with 13 tensors, activations.
