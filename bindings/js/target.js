@@ -8,13 +8,19 @@
 //  2. Sensitivity: with samples, one tensor at a time is rounded to PROBE_BITS and the others kept,
 //     and the model's outputs measured: how much that tensor's rounding moves them. Rounding noise
 //     scales with the weight's noise power (10^(-SQNR/10)), and the tensors' contributions add up,
-//     which predicts the output error of any mix of depths. Without samples, each tensor's relative
+//     which predicts the output error of any mix of depths. That builds and runs one model per
+//     tensor: past EACH_PROBE_BYTES of such models (a 150 MB model with 85 tensors: 13 GB, minutes),
+//     the activation probe instead runs the original once with its Conv, MatMul and Gemm readers'
+//     inputs and outputs as extra outputs, and predicts each reader's relative output error per unit
+//     noise from their energies (activation_probe.js). Without samples, each tensor's relative
 //     noise counts alike: an estimate, and said to be one.
 //  3. A path from every tensor at 10 bits down to every tensor at 2: each step lowers the depth of
 //     the tensor that saves the most bytes for the least predicted error (a greedy descent of the
 //     rate-distortion curve).
 //  4. The point on that path: with samples, bisection on measured results (the file is built and
-//     run); without, the predicted error. The points measured are the evidence.
+//     run; with the activation probe, a search guided by the predictions, guided_search.js, as each
+//     point of a large model costs seconds); without, the predicted error. The points measured are
+//     the evidence.
 import { activationGains } from './activation_probe.js';
 import { guidedSearch } from './guided_search.js';
 import { OutputComparison, carryOver, sampleFeeds } from './verify.js';
@@ -297,7 +303,7 @@ export async function searchTarget(model, { engine, options = {}, target, object
 
 // With the activation probe, the guided search stops when the points either side of the boundary
 // differ by at most this share of their estimated bytes.
-export const GUIDED_BYTES_TOLERANCE = 0.02;
+export const GUIDED_BYTES_TOLERANCE = 0.01;
 
 // How far measurements are from meeting an error target, as a number that grows with the error.
 function badness(target, m) {
