@@ -18,6 +18,7 @@ export async function guidedSearch(count, { evaluate, ok, measured, predicted, l
   const at = (j) => (prefix ? j : count - 1 - j);  // j: 0 is the end that meets the target most easily
   let lo = -1, hi = count;  // the last j known to meet it, the first known to miss it
   let best = null, missed = null, scale = 1, lastSide = null, streak = 0, steps = 0, shown = 0;
+  onStep(0);
   while (hi - lo > 1 && !(lo >= 0 && hi < count && nearEnough(at(lo), at(hi)))) {
     let j;
     if (streak >= 2) {

@@ -252,8 +252,12 @@ export async function searchTarget(model, { engine, options = {}, target, object
     points.push(point);
     return { made, point };
   };
-  const sized = async (result) => {
-    for (const p of points) p.bytes = await p.bytes;
+  // The points' sizes, awaited once the search is over; progress from `from` to the end.
+  const sized = async (result, from = 1) => {
+    for (const [i, p] of points.entries()) {
+      if (typeof p.bytes !== 'number') progress(from + ((1 - from) * i) / points.length, `sizing the points tried (${objective})`);
+      p.bytes = await p.bytes;
+    }
     return result;
   };
   // Bisection along the path (bytes fall with k). An error bound holds from the first point (every
@@ -274,11 +278,11 @@ export async function searchTarget(model, { engine, options = {}, target, object
       measured: (p) => (bySize ? p.bytes : badness(target, p.measured)),
       predicted: (k) => (bySize ? path[k].bytes : path[k].predicted),
       nearEnough: (a, b) => Math.abs(path[a].bytes - path[b].bytes) <= GUIDED_BYTES_TOLERANCE * Math.max(path[a].bytes, path[b].bytes),
-      onStep: (f) => progress(f, 'building and measuring candidates'),
+      onStep: (f) => progress(GUIDED_SHARE * f, 'building and measuring candidates'),
     });
     const why = met ? undefined : bySize ? `even every tensor at 2 bits is larger than ${goal} bytes` : 'even every tensor at 10 bits misses the target';
     return sized({ ...chosen.made, target: { met, estimated, probe: probed, objective, goal: aim, points, chosen: chosen.point,
-                                             ...(met ? { tensorBits: chosen.made.tensorBits } : { why }) } });
+                                             ...(met ? { tensorBits: chosen.made.tensorBits } : { why }) } }, GUIDED_SHARE);
   }
   let steps = 0;
   const total = Math.ceil(Math.log2(path.length + 1)) + 1;
@@ -304,6 +308,9 @@ export async function searchTarget(model, { engine, options = {}, target, object
 // With the activation probe, the guided search stops when the points either side of the boundary
 // differ by at most this share of their estimated bytes.
 export const GUIDED_BYTES_TOLERANCE = 0.01;
+// The guided search's share of its stage's progress; the points' sizes that it left to compress
+// take the rest.
+const GUIDED_SHARE = 0.9;
 
 // How far measurements are from meeting an error target, as a number that grows with the error.
 function badness(target, m) {

@@ -109,7 +109,9 @@ test('activation gains agree with one-at-a-time gains, and the biased Gemm\'s we
 
 test('a search with the activation probe meets relL2=0.01, giving the biased Gemm\'s weight fewer bits', async () => {
   const evaluator = await makeEvaluator(ort, model, samplesOf());
+  const progress = [];
   const found = await searchTarget(model, {
+    onProgress: (f, what) => progress.push([f, what]),
     engine: { shrink, inspect }, target: { kind: 'relL2', value: 0.01 }, objective: 'gzip', probe: 'activations',
     measure: evaluator.measure, observe: evaluator.observe, size: async (bytes) => objectiveSize(bytes, 'gzip'),
   });
@@ -119,4 +121,9 @@ test('a search with the activation probe meets relL2=0.01, giving the biased Gem
   assert.ok(t.chosen.measured.relL2 <= 0.01, JSON.stringify(t.chosen.measured));
   assert.equal(objectiveSize(found.model, 'gzip'), t.chosen.bytes);
   assert.ok(t.tensorBits[B] < t.tensorBits[A], JSON.stringify(t.tensorBits));
+  // Progress through every stage, never going back.
+  assert.ok(progress.every(([f], i) => f <= 1 && (i === 0 || f >= progress[i - 1][0])), JSON.stringify(progress));
+  const stages = [...new Set(progress.map(([, what]) => what))];
+  assert.deepEqual(stages, ['measuring each tensor at each bit depth', 'measuring how much each tensor moves the outputs',
+                            'building and measuring candidates', 'sizing the points tried (gzip)']);
 });
