@@ -74,7 +74,7 @@ self.onmessage = async (event) => {
     const originalBytes = goal.kind === 'size' && goal.fraction !== undefined
       ? await sizeOf(model, (f) => progress(0, 'measuring the original', `${objective} ${Math.round(100 * f)} %`)) : undefined;
     const found = await searchTarget(original, {
-      engine: { shrink, inspect }, options, target: goal, objective, measure: evaluator?.measure, size, onProgress, originalBytes,
+      engine: { shrink, inspect }, options, target: goal, objective, measure: evaluator?.measure, observe: evaluator?.observe, size, onProgress, originalBytes,
       brotliQuality: quality ?? undefined,
     });
     const t = found.target;

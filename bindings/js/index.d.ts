@@ -262,6 +262,8 @@ export interface TargetPoint {
 
 export interface TargetResult extends ShrinkResult {
   target: { met: boolean; estimated: boolean; objective: string; points: TargetPoint[]; chosen: TargetPoint;
+            /** How sensitivities were measured: one tensor at a time ('each'), or from one run's activations (large models); null without samples. */
+            probe: 'each' | 'activations' | null;
             /** The target as met: its kind and value; a size as `bytes` of the objective; 'default' with its `predicted` error. */
             goal: { kind: 'relL2' | 'maxAbs' | 'agree' | 'size' | 'default'; value?: number; bytes?: number; fraction?: number; predicted?: number };
             /** How many samples were calibrated on and held out (null without samples: `estimated`). */

@@ -3,7 +3,8 @@
 // larger than memory (or than WebAssembly's 4 GB) can be shrunk.
 import { closeSync, fstatSync, openSync, readFileSync, readSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
+import { promisify } from 'node:util';
+import { brotliCompress, brotliCompressSync, constants, gzip, gzipSync } from 'node:zlib';
 import { createApi, OnnxShrinkError } from './core.js';
 import { makeEvaluator, parseDecision, parseTarget, searchTarget } from './target.js';
 import { declaredShape, sampleCount } from './verify.js';
@@ -32,6 +33,14 @@ export function objectiveSize(bytes, objective, quality = 11) {
   return brotliCompressSync(bytes, { params: { [constants.BROTLI_PARAM_QUALITY]: quality, [constants.BROTLI_PARAM_SIZE_HINT]: bytes.byteLength } }).byteLength;
 }
 
+// objectiveSize's, compressed on zlib's threads (beside the next candidate's measure).
+const brotliLater = promisify(brotliCompress), gzipLater = promisify(gzip);
+async function objectiveSizeLater(bytes, objective, quality) {
+  if (objective === 'raw') return bytes.byteLength;
+  if (objective === 'gzip') return (await gzipLater(bytes, { level: 9 })).byteLength;
+  return (await brotliLater(bytes, { params: { [constants.BROTLI_PARAM_QUALITY]: quality, [constants.BROTLI_PARAM_SIZE_HINT]: bytes.byteLength } })).byteLength;
+}
+
 /**
  * Target mode: the smallest file (by `objective`: 'brotli' (default), 'gzip' or 'raw') that meets
  * `target` ('relL2=0.01', 'maxAbs=0.05', 'agree=0.999' with a `decision` ('argmax' or
@@ -54,7 +63,7 @@ export async function shrinkToTarget(input, options = {}) {
     throw bad(`target: ${e.message}`);
   }
   if (goal.kind === 'agree' && !decision) throw bad("target: agree= counts decisions kept: give decision ('argmax' or 'threshold:N')");
-  let measure, split = null;
+  let measure, observe, split = null;
   if (samples && Object.values(samples).some((s) => typeof s !== 'number')) {
     let ort;
     try {
@@ -88,12 +97,16 @@ export async function shrinkToTarget(input, options = {}) {
       throw bad(`target: the original model does not run on the samples: ${e.message}`);
     }
     measure = evaluator.measure;
+    observe = evaluator.observe;
     split = { calibration: evaluator.calibrate, heldOut: evaluator.samples - evaluator.calibrate };
   }
   try {
     const result = await searchTarget(input, {
-      engine: { shrink: api.shrink, inspect: api.inspect }, options: rest, target: goal, objective, measure, onProgress,
-      size: (bytes) => objectiveSize(bytes, objective, 9), originalBytes: objectiveSize(input, objective, 9), brotliQuality: 9,
+      engine: { shrink: api.shrink, inspect: api.inspect }, options: rest, target: goal, objective, measure, observe, onProgress,
+      size: (bytes) => objectiveSizeLater(bytes, objective, 9),
+      // Only a size given as a fraction of the original's needs it (brotli of 150 MB: 15 s).
+      originalBytes: goal.kind === 'size' && goal.fraction !== undefined ? objectiveSize(input, objective, 9) : undefined,
+      brotliQuality: 9,
     });
     result.target.samples = split;
     return result;

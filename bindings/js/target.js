@@ -8,13 +8,21 @@
 //  2. Sensitivity: with samples, one tensor at a time is rounded to PROBE_BITS and the others kept,
 //     and the model's outputs measured: how much that tensor's rounding moves them. Rounding noise
 //     scales with the weight's noise power (10^(-SQNR/10)), and the tensors' contributions add up,
-//     which predicts the output error of any mix of depths. Without samples, each tensor's relative
+//     which predicts the output error of any mix of depths. That builds and runs one model per
+//     tensor: past EACH_PROBE_BYTES of such models (a 150 MB model with 85 tensors: 13 GB, minutes),
+//     the activation probe instead runs the original once with its Conv, MatMul and Gemm readers'
+//     inputs and outputs as extra outputs, and predicts each reader's relative output error per unit
+//     noise from their energies (activation_probe.js). Without samples, each tensor's relative
 //     noise counts alike: an estimate, and said to be one.
 //  3. A path from every tensor at 10 bits down to every tensor at 2: each step lowers the depth of
 //     the tensor that saves the most bytes for the least predicted error (a greedy descent of the
 //     rate-distortion curve).
 //  4. The point on that path: with samples, bisection on measured results (the file is built and
-//     run); without, the predicted error. The points measured are the evidence.
+//     run; with the activation probe, a search guided by the predictions, guided_search.js, as each
+//     point of a large model costs seconds); without, the predicted error. The points measured are
+//     the evidence.
+import { activationGains } from './activation_probe.js';
+import { guidedSearch } from './guided_search.js';
 import { OutputComparison, carryOver, sampleFeeds } from './verify.js';
 import { wireEstimator } from './wire_estimate.js';
 
@@ -74,6 +82,20 @@ export async function makeEvaluator(ort, original, inputs, { feedBack = {}, deci
     return outputs;
   };
   const reference = await run(original);
+  // Runs `model` (e.g. the original with more outputs) on the calibration samples, calling
+  // onSample(feeds, outputs, calibrate) after each (the activation probe).
+  const observe = async (model, onSample) => {
+    const session = await ort.InferenceSession.create(model, { logSeverityLevel: 4 });
+    let previous = null;
+    try {
+      for (const f of feeds.slice(0, calibrate)) {
+        const fed = carryOver(f, previous, feedBack);
+        onSample(fed, (previous = await session.run(fed)), calibrate);
+      }
+    } finally {
+      await session.release?.();
+    }
+  };
   const summary = (comparison) => {
     const results = comparison.results();
     const worst = (key) => Math.max(...results.map((r) => (Number.isNaN(r[key]) ? Infinity : r[key])));
@@ -84,6 +106,7 @@ export async function makeEvaluator(ort, original, inputs, { feedBack = {}, deci
   return {
     samples: count,
     calibrate,
+    observe,
     async measure(model) {
       const outputs = await run(model);
       const cal = new OutputComparison(decision), held = new OutputComparison(decision);
@@ -113,9 +136,28 @@ export async function depthTable(inspect, model, options, progress) {
   return [...table.values()].filter((row) => TARGET_BITS.every((b) => row.at[b]));
 }
 
+// Sensitivities are measured one tensor at a time (a model built and run per tensor) while those
+// models add up to at most this many bytes (PP-OCR det: 18 tensors of a 4.7 MB file, 85 MB; the
+// 150 MB bench models: 2 to 13 GB); beyond it, by the activation probe (one run of the original).
+export const EACH_PROBE_BYTES = 1e9;
+export const PROBES = ['each', 'activations'];
+
+// Which probe measures the sensitivities of `rows` in a model of `modelBytes`.
+export function chooseProbe(rows, modelBytes) {
+  return rows.length * modelBytes <= EACH_PROBE_BYTES ? 'each' : 'activations';
+}
+
 // The predicted squared relative output error each tensor adds per unit of its weight noise power.
-async function sensitivities(rows, { shrink, model, options, measure, progress }) {
-  if (!measure) return { estimated: true, gains: rows.map(() => 1 / rows.length) };
+// `probe`: 'each' or 'activations' (chooseProbe's choice when not given); `observe`: as
+// makeEvaluator's, for the activation probe.
+export async function sensitivities(rows, { shrink, model, options, measure, observe, probe, progress }) {
+  if (!measure) return { estimated: true, probe: null, gains: rows.map(() => 1 / rows.length) };
+  probe ??= observe ? chooseProbe(rows, model.byteLength) : 'each';
+  if (!PROBES.includes(probe)) throw new Error(`the probe is ${oneOf(PROBES)}, not '${probe}'`);
+  if (probe === 'activations') {
+    if (!observe) throw new Error('the activation probe runs the model on the samples: give observe (makeEvaluator\'s)');
+    return { estimated: false, probe, gains: await activationGains(model, rows.map((r) => r.name), observe, progress) };
+  }
   const gains = [];
   for (const [k, row] of rows.entries()) {
     progress(k / rows.length, 'measuring how much each tensor moves the outputs');
@@ -125,7 +167,7 @@ async function sensitivities(rows, { shrink, model, options, measure, progress }
     const noise = row.at[PROBE_BITS].noise;
     gains.push(noise > 0 ? calibration.relL2 ** 2 / noise : 0);
   }
-  return { estimated: false, gains };
+  return { estimated: false, probe, gains };
 }
 
 // The greedy path: configurations (bits per tensor) from the most bytes to the fewest; `cost(d)`: a
@@ -182,7 +224,7 @@ export function calibrationAim(target) {
 // undefined without samples; `size(bytes)`: the objective's size of a file (brotli, gzip or raw);
 // `brotliQuality`: the quality `size` compresses brotli at (the estimate's correction depends on it).
 // Resolves with the chosen file, its report and the evidence.
-export async function searchTarget(model, { engine, options = {}, target, objective = 'brotli', measure, size, onProgress, originalBytes,
+export async function searchTarget(model, { engine, options = {}, target, objective = 'brotli', measure, observe, probe, size, onProgress, originalBytes,
                                             brotliQuality = 9 }) {
   if (!OBJECTIVES.includes(objective)) throw new Error(`the objective is ${OBJECTIVES.join(', ')}, not '${objective}'`);
   if (!measure && MEASURED_KINDS.includes(target.kind)) {
@@ -191,7 +233,7 @@ export async function searchTarget(model, { engine, options = {}, target, object
   const stage = (from, to) => (f, what) => onProgress?.(from + (to - from) * f, what);
   const rows = await depthTable(engine.inspect, model, options, stage(0, 0.2));
   if (!rows.length) throw new Error('no tensor of this model takes codes of 2 to 10 bits: nothing for a target to choose');
-  const { estimated, gains } = await sensitivities(rows, { shrink: engine.shrink, model, options, measure, progress: stage(0.2, 0.6) });
+  const { estimated, probe: probed, gains } = await sensitivities(rows, { shrink: engine.shrink, model, options, measure, observe, probe, progress: stage(0.2, 0.6) });
   if (target.kind === 'default') {
     // Without samples: the default's own estimated error, under the same estimates.
     const report = await engine.inspect(model, options);
@@ -206,15 +248,29 @@ export async function searchTarget(model, { engine, options = {}, target, object
     return { ...made, tensorBits };
   };
   const points = [];
+  let calibrated = null;
   const evaluate = async (k) => {
     const made = await build(path[k]);
+    // Sized beside the measure and the next points (Node's zlib compresses on another thread); a
+    // size target needs the bytes at once, an error target once the search is over (`sized`).
+    const sizing = size(made.model);
     const measured = measure ? await measure(made.model) : null;
-    const bytes = await size(made.model);
-    if (!points.length) wire.calibrate(path[k].bits, bytes);
-    const point = { step: k, predicted: path[k].predicted, estimatedBytes: wire.estimate(path[k].bits), bytes,
+    // estimatedBytes: set once the first point's size is known (it calibrates the estimate).
+    const point = { step: k, predicted: path[k].predicted, estimatedBytes: undefined, bytes: bySize ? await sizing : sizing,
                     raw: made.model.byteLength, ...(measured ? { measured: measured.calibration, heldOut: measured.heldOut } : {}) };
+    if (!points.length) calibrated = Promise.resolve(point.bytes).then((b) => wire.calibrate(path[k].bits, b));
     points.push(point);
     return { made, point };
+  };
+  // The points' sizes, awaited once the search is over; progress from `from` to the end.
+  const sized = async (result, from = 1) => {
+    for (const [i, p] of points.entries()) {
+      if (typeof p.bytes !== 'number') progress(from + ((1 - from) * i) / points.length, `sizing the points tried (${objective})`);
+      p.bytes = await p.bytes;
+    }
+    await calibrated;
+    for (const p of points) p.estimatedBytes = wire.estimate(path[p.step].bits);
+    return result;
   };
   // Bisection along the path (bytes fall with k). An error bound holds from the first point (every
   // tensor at 10 bits) up to some k: the last k that meets it. A size bound holds from some k to the
@@ -225,6 +281,21 @@ export async function searchTarget(model, { engine, options = {}, target, object
   // The goal as met: a size in bytes of the objective; for 'default', the error predicted for it.
   const aim = { ...target, ...(bySize ? { bytes: goal } : {}) };
   const progress = stage(0.6, 1);
+  if (probed === 'activations') {
+    // A large model: few points, guided by the predictions (guided_search.js).
+    const a = calibrationAim(target);
+    const limit = bySize ? goal : badness(a, { relL2: a.value, maxAbs: a.value, agreement: a.value });
+    const { met, chosen } = await guidedSearch(path.length, {
+      evaluate, ok, limit, prefix: !bySize,
+      measured: (p) => (bySize ? p.bytes : badness(target, p.measured)),
+      predicted: (k) => (bySize ? wire.estimate(path[k].bits) : path[k].predicted),
+      nearEnough: (a, b) => Math.abs(path[a].bytes - path[b].bytes) <= GUIDED_BYTES_TOLERANCE * Math.max(path[a].bytes, path[b].bytes),
+      onStep: (f) => progress(GUIDED_SHARE * f, 'building and measuring candidates'),
+    });
+    const why = met ? undefined : bySize ? `even every tensor at 2 bits is larger than ${goal} bytes` : 'even every tensor at 10 bits misses the target';
+    return sized({ ...chosen.made, target: { met, estimated, probe: probed, objective, goal: aim, points, chosen: chosen.point,
+                                             ...(met ? { tensorBits: chosen.made.tensorBits } : { why }) } }, GUIDED_SHARE);
+  }
   let steps = 0;
   const total = Math.ceil(Math.log2(path.length + 1)) + 1;
   let lo = 0, hi = path.length - 1;
@@ -232,7 +303,7 @@ export async function searchTarget(model, { engine, options = {}, target, object
   progress(++steps / total, 'building and measuring candidates');
   if (!ok(first.point)) {
     const why = bySize ? `even every tensor at 2 bits is larger than ${goal} bytes` : 'even every tensor at 10 bits misses the target';
-    return { ...first.made, target: { met: false, estimated, objective, goal: aim, points, chosen: first.point, why } };
+    return sized({ ...first.made, target: { met: false, estimated, probe: probed, objective, goal: aim, points, chosen: first.point, why } });
   }
   let chosen = first;
   while (lo < hi) {
@@ -243,7 +314,20 @@ export async function searchTarget(model, { engine, options = {}, target, object
     else if (bySize) lo = mid + 1;
     else hi = mid - 1;
   }
-  return { ...chosen.made, target: { met: true, estimated, objective, goal: aim, points, chosen: chosen.point, tensorBits: chosen.made.tensorBits } };
+  return sized({ ...chosen.made, target: { met: true, estimated, probe: probed, objective, goal: aim, points, chosen: chosen.point, tensorBits: chosen.made.tensorBits } });
+}
+
+// With the activation probe, the guided search stops when the points either side of the boundary
+// differ by at most this share of their estimated bytes.
+export const GUIDED_BYTES_TOLERANCE = 0.01;
+// The guided search's share of its stage's progress; the points' sizes that it left to compress
+// take the rest.
+const GUIDED_SHARE = 0.9;
+
+// How far measurements are from meeting an error target, as a number that grows with the error.
+function badness(target, m) {
+  if (target.kind === 'agree') return 1 - (m.agreement ?? 0);
+  return target.kind === 'maxAbs' ? m.maxAbs : m.relL2;
 }
 
 // The default's predicted error under the same estimates (for targets without samples: never more

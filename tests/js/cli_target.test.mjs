@@ -8,7 +8,8 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { tempDir } from './temp_dir.mjs';
-import { objectiveSize } from '../../bindings/js/index.node.js';
+import { inspect, objectiveSize } from '../../bindings/js/index.node.js';
+import { EACH_PROBE_BYTES } from '../../bindings/js/target.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const cli = path.join(root, 'bindings', 'js', 'cli.js');
@@ -201,4 +202,61 @@ test('silero VAD, a streaming model: its state fed back, fixed inputs by --value
   const plain = path.join(dir, 'plain.onnx');
   assert.equal(run(silero, '-o', plain, '-q').status, 0);
   assert.ok(t.chosen.bytes < objectiveSize(readFileSync(plain), 'gzip'), `${t.chosen.bytes} bytes`);
+});
+
+// The generated 45 MB convolutional stack of bench/make_shapes.py (28 large tensors, each convolution
+// reading an input of its own and writing an output): one model per tensor would be 1.4 GB of
+// probes, more than EACH_PROBE_BYTES, so it gets the activation probe. Two samples of every input
+// (seeded), each in a file; returns the model and the --input flags.
+async function convStack(dir) {
+  const model = path.join(dir, 'conv.onnx');
+  const made = spawnSync('/usr/bin/python3', [path.join(root, 'bench', 'make_shapes.py'), 'conv', '45', model]);
+  assert.equal(made.status, 0, String(made.stderr));
+  const bytes = readFileSync(model);
+  const report = await inspect(bytes);
+  assert.ok(report.tensors.filter((t) => t.changed).length * bytes.byteLength > EACH_PROBE_BYTES);
+  let seed = 7;
+  const next = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31 - 0.5) * 3.4;
+  const flags = [];
+  for (const input of report.model.inputs) {
+    const file = path.join(dir, `${input.name}.f32`);
+    writeFileSync(file, Float32Array.from({ length: 2 * input.shape.reduce((a, b) => a * b, 1) }, next));
+    flags.push('--input', `${input.name}=${file}`);
+  }
+  return { model, flags };
+}
+
+test('a model whose one-at-a-time probes would be too many bytes: the activation probe, its progress, the target met', async () => {
+  const dir = tempDir('cli-target');
+  const { model, flags } = await convStack(dir);
+  const out = path.join(dir, 'conv.target.onnx'), reportFile = path.join(dir, 'r.json');
+  const p = spawnSync('script', onTerminal([model, '-o', out, '--target', 'relL2=0.01', '--objective', 'gzip', ...flags, '--report', reportFile]),
+                      { encoding: 'utf8', maxBuffer: 1 << 26 });
+  const text = p.stdout.replace(/\r\n/g, '\n');
+  assert.equal(p.status, 0, text);
+  // Progress through the probe (one run) and the candidates.
+  assert.match(text, /\] +\d+% measuring how much each tensor moves the outputs conv\.onnx/);
+  assert.match(text, /\] +\d+% building and measuring candidates/);
+  const t = JSON.parse(readFileSync(reportFile, 'utf8')).target;
+  assert.equal(t.probe, 'activations');
+  assert.equal(t.met, true);
+  assert.ok(t.chosen.measured.relL2 <= 0.01, JSON.stringify(t.chosen.measured));
+  assert.equal(objectiveSize(readFileSync(out), 'gzip'), t.chosen.bytes);
+  assert.ok(t.points.every((p) => Number.isInteger(p.bytes) && p.measured));
+});
+
+test('Ctrl-C during the activation probe: the CLI stops, and nothing is written', async () => {
+  const { model, flags } = await convStack(tempDir('cli-target'));
+  const dir = tempDir('cli-target');
+  const child = spawn('script', onTerminal([model, '-o', path.join(dir, 'conv.onnx'), '--target', 'relL2=0.01', ...flags]), { stdio: ['pipe', 'pipe', 'inherit'] });
+  let text = '';
+  const exited = new Promise((resolve) => child.on('exit', (code) => resolve(code)));
+  await new Promise((resolve) => child.stdout.on('data', (chunk) => {
+    text += chunk;
+    if (/% measuring how much each tensor moves the outputs/.test(text)) resolve();
+  }));
+  child.stdin.write('\x03');
+  assert.equal(await exited, 130, text);
+  assert.doesNotMatch(text, /target met/);
+  assert.deepEqual(readdirSync(dir), []);
 });
