@@ -48,7 +48,7 @@ export function evidenceLines(target, { text, decision, name, formatBytes }) {
   const rows = [...points].sort((p, q) => p.step - q.step).map((p) => [
     formatBytes(p.bytes, 3), ...(objective === 'raw' ? [] : [formatBytes(p.raw, 3)]),
     ...(estimated ? [error(p.predicted)] : [...errorCells(p.measured, decisions), ...(heldOut ? errorCells(p.heldOut, decisions) : [])]),
-    p === chosen ? (target.met ? 'chosen' : 'closest') : '',
+    [p.default ? 'the default' : '', p === chosen ? (target.met ? 'chosen' : 'closest') : ''].filter(Boolean).join(', '),
   ]);
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
   const format = (cells) => `  ${cells.map((c, i) => (i < head.length ? c.padStart(widths[i]) : c)).join('  ')}`.trimEnd();
