@@ -22,14 +22,7 @@ void scalar_run(float* v, size_t n, const float* a, const float* b, uint64_t str
   for (size_t j = 0; j < n; ++j) v[j] = operate<Op>(v[j], a[j * stride], b[j * stride]);
 }
 
-// The low bits of value i (see add_low_bits), over 2^bits.
 ONNX_SHRINK_ALWAYS_INLINE uint32_t log2_per_byte(uint32_t bits) { return bits == 1 ? 3 : bits == 2 ? 2 : bits == 4 ? 1 : 0; }
-
-ONNX_SHRINK_ALWAYS_INLINE float low_value(const uint8_t* packed, uint64_t i, uint32_t bits) {
-  const uint32_t shift = log2_per_byte(bits);
-  const uint32_t digit = static_cast<uint32_t>(packed[i >> shift] >> (bits * (i & ((1u << shift) - 1)))) & ((1u << bits) - 1);
-  return static_cast<float>(digit) * bits_f32(static_cast<uint32_t>(127 - bits) << 23);
-}
 
 }  // namespace
 
@@ -52,7 +45,12 @@ void apply_run(float* v, size_t n, const float* a, const float* b, uint64_t stri
 }
 
 void add_low_bits(const uint8_t* packed, uint64_t first, size_t n, uint32_t bits, float* v) {
-  for (size_t j = 0; j < n; ++j) v[j] += low_value(packed, first + j, bits);
+  const uint32_t shift = log2_per_byte(bits), digit = (1u << shift) - 1, mask = (1u << bits) - 1;
+  const float unit = bits_f32(static_cast<uint32_t>(127 - bits) << 23);  // 2^-bits
+  for (size_t j = 0; j < n; ++j) {
+    const uint64_t i = first + j;
+    v[j] += static_cast<float>((packed[i >> shift] >> (bits * (i & digit))) & mask) * unit;
+  }
 }
 
 }  // namespace scalar
