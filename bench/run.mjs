@@ -99,6 +99,7 @@ function speed() {
       rows.push({ mb, bytes, tool: 'wasm in Node', mode, seconds: w.seconds, mbps: bytes / w.seconds / 1e6, rss: w.rss,
                   engineMbps: bytes / inside.seconds / 1e6, wasmBytes: inside.wasmBytes, rssRatio: w.rss / (bytes + outBytes) });
     }
+    rows.push(...expandSpeed(mb, model));
     if (!quick || mb <= 150) {
       log(`python seed reference, ${mb} MB`);
       const p = medianRun(() => timed('/usr/bin/python3', [path.join(root, 'bench', 'seed_reference.py'), model, result]));
@@ -107,6 +108,26 @@ function speed() {
     }
   }
   return rows;
+}
+
+// expand() of the default int8 output back to floats, natively and in Node (bench/expand_node.mjs:
+// the bytes in memory, the module compiled first): MB of output per second.
+function expandSpeed(mb, model) {
+  const shrunk = path.join(out, 'expand-input.onnx'), result = path.join(out, 'expanded.onnx');
+  const made = spawnSync(native, [model, '-o', shrunk, '-q']);
+  if (made.status !== 0) throw new Error(String(made.stderr));
+  log(`expand, native and wasm in node, ${mb} MB`);
+  const nativeRuns = [], wasmRuns = [];
+  for (let i = 0; i < 3 * runs; i++) {
+    nativeRuns.push(timed(native, [shrunk, '--expand', '-o', result, '-q']));
+    if (i % 3 === 1) wasmRuns.push(timed(process.execPath, [path.join(root, 'bench', 'expand_node.mjs'), shrunk]));
+  }
+  const outBytes = statSync(result).size, n = medianOf(nativeRuns), w = medianOf(wasmRuns);
+  const inside = medianOf(wasmRuns.map((r) => ({ seconds: JSON.parse(r.stdout).ms / 1000 })));
+  const mode = 'expand int8 (MB of output)';
+  return [{ mb, bytes: outBytes, tool: 'native driver', mode, seconds: n.seconds, mbps: outBytes / n.seconds / 1e6, rss: n.rss },
+          { mb, bytes: outBytes, tool: 'wasm in Node', mode, seconds: w.seconds, mbps: outBytes / w.seconds / 1e6, rss: w.rss,
+            engineMbps: outBytes / inside.seconds / 1e6 }];
 }
 
 async function chromiumSpeed() {
@@ -394,6 +415,8 @@ async function main() {
   target('native int8 speed, 150 MB model', '≥ 1000 MB/s', `${nat.mbps?.toFixed(0)} MB/s`, nat.mbps >= 1000);
   target('native peak memory, 150 MB model', '≤ 1.3 × (input + output)', `${nat.rssRatio?.toFixed(2)} ×`, nat.rssRatio <= 1.3);
   target('wasm in Node against native, 150 MB int8', '≥ 0.5 ×', `${(wasm.engineMbps / nat.mbps).toFixed(2)} × (engine), ${(wasm.mbps / nat.mbps).toFixed(2)} × (whole process)`, wasm.engineMbps / nat.mbps >= 0.5);
+  const expanded = find('wasm in Node', 'expand int8 (MB of output)', 150);
+  target('expand() in wasm (Node), 150 MB int8 model', '≥ 1000 MB/s of output', `${expanded.engineMbps?.toFixed(0)} MB/s`, expanded.engineMbps >= 1000);
   target('wasm + JS glue, gzip -9', '≤ 100 KB', `${((size.wasm + size.glue) / 1000).toFixed(1)} KB`, size.wasm + size.glue <= 100_000);
   for (const model of Object.keys(corpus)) {
     const d = acc(model, 'int8 default'), t = acc(model, 'int8, seed parity');

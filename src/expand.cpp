@@ -11,7 +11,11 @@
 // Every intermediate value must be read only by the next node of the chain. The chain's nodes are
 // removed, its final value becomes a tensor (an initializer, or a Constant node where the codes
 // were a Constant node), and constants nothing else reads are removed too. The values are
-// computed as onnxruntime computes them: fp32 IEEE operations in the same order.
+// computed as onnxruntime computes them: fp32 IEEE operations in the same order, a block of values
+// at a time (expand/evaluate.cpp: the result is written once, no step keeps a copy of the tensor).
+// A chain that the blocks do not take is left as it is: a step whose operand has more values than
+// the chain, an Add or Sub that follows no Mul (or a Sub that no Mul follows), a Gather other than
+// of 8-bit codes in a table of 256 or more, low bits in another form, more than 8 dimensions.
 #include <algorithm>
 #include <map>
 #include <set>
@@ -42,24 +46,9 @@ class ExpandEncoder final : public Encoder {
       : Encoder(index, data, plan), expander_(expander), chains_(chains) {}
   void write(const Payload& p, Sink& out) override {
     if (p.kind != PayloadKind::Expanded) return Encoder::write(p, out);
-    const Chain& c = chains_[p.item];
-    const Array a = expander_.evaluate(c);
-    const int bytes = onnx::element_bits(c.out_type) / 8;
-    if (c.out_type == onnx::kFloat && 4 * a.values.size() == p.size) {  // little-endian floats as they are
-      out.write(a.values.data(), 4 * a.values.size());
-      return;
-    }
-    std::vector<uint8_t> buffer(a.values.size() * bytes);
-    for (size_t i = 0; i < a.values.size(); ++i) {
-      const float v = a.values[i];
-      uint8_t* q = buffer.data() + i * bytes;
-      if (c.out_type == onnx::kFloat16) { const uint16_t h = kernels::float_to_half(v); std::memcpy(q, &h, 2); }
-      else if (c.out_type == onnx::kBfloat16) { const uint16_t h = kernels::float_to_bfloat(v); std::memcpy(q, &h, 2); }
-      else if (c.out_type == onnx::kDouble) { const double d = v; std::memcpy(q, &d, 8); }
-      else kernels::store_f32(q, v);
-    }
-    if (buffer.size() != p.size) throw std::logic_error("onnx-shrink: expanded size mismatch");
-    out.write(buffer.data(), buffer.size());
+    // (The writer checks that the sizes add up to the plan's.)
+    std::vector<int64_t> dims;
+    expander_.stream(chains_[p.item], &out, dims);  // planned: it does
   }
 
  private:
@@ -213,7 +202,7 @@ class ExpandPlanner {
         continue;
       }
       c.output = value;
-      if (!plan_dims(c)) continue;
+      if (!expander_.stream(c, nullptr, c.out_dims)) continue;  // a form the blocks do not take
       for (const Step& s : c.steps) taken_.insert(s.node);
       chains.push_back(std::move(c));
     }
@@ -227,80 +216,30 @@ class ExpandPlanner {
     return true;
   }
 
-  // A chain of its own ending at `value`, which only node `reader` reads: Cast of an integer
-  // constant to float, then Div, Mul, Add, Sub with constants, Floor and Reshape, and Mod of what a
-  // Floor gave (the low bits of codes over 8 bits). Found walking back from `value`; appended to
-  // `steps` after a PartBegin.
+  // The low bits of codes over 8 bits, a chain of their own ending at `value`, which only node
+  // `reader` reads (code_format.h's low_bits_chain): Cast(an integer constant, to float) -> Div ->
+  // Floor -> Mod (fmod) -> Div -> Reshape, each with a constant operand. Found walking back from
+  // `value`; appended to `steps` after a PartBegin.
   bool part_of(int32_t g, std::string value, int32_t reader, std::vector<Step>& steps) {
-    std::vector<Step> back;
-    for (int depth = 0; depth < 8; ++depth) {
-      const bool after_mod = !back.empty() && back.back().kind == Step::Mod;
-      if (sole_reader(g, value) != reader) return false;
+    static const Step::Kind back[] = {Step::Reshape, Step::Div, Step::Mod, Step::Floor, Step::Div, Step::CastTo};
+    Step part[7] = {{Step::PartBegin}};
+    for (int k = 0; k < 6; ++k) {
       auto it = producers_.find(key(g, value));
-      if (it == producers_.end() || taken_.count(it->second)) return false;
-      const int32_t p = it->second;
-      const NodeInfo& m = index_.nodes[p];
-      Step s{Step::Floor, p};
-      if (m.inputs.empty() || !step_of(m, s.kind) || (after_mod && s.kind != Step::Floor)) return false;
-      if (s.kind == Step::CastTo) {
-        Step begin{Step::PartBegin, -1, constant(g, m.inputs[0])};
-        if (begin.constant < 0 || !is_integer_type(index_.tensors[begin.constant].data_type) || sole_reader(g, m.inputs[0]) != p ||
-            !onnx::is_float_weight_type(static_cast<int32_t>(m.int_attribute("to")))) {
-          return false;
-        }
-        s.to = static_cast<int32_t>(m.int_attribute("to"));
-        back.push_back(s);
-        steps.push_back(begin);
-        steps.insert(steps.end(), back.rbegin(), back.rend());
-        return true;
+      if (sole_reader(g, value) != reader || it == producers_.end() || taken_.count(it->second)) return false;
+      const NodeInfo& m = index_.nodes[it->second];
+      Step& s = part[6 - k];
+      s.node = reader = it->second;
+      const size_t operands = back[k] == Step::Floor || back[k] == Step::CastTo ? 1 : 2;
+      if (!step_of(m, s.kind) || s.kind != back[k] || m.inputs.size() != operands || (s.kind == Step::Mod && m.int_attribute("fmod") != 1) ||
+          (operands == 2 && (s.constant = constant(g, m.inputs[1])) < 0)) {
+        return false;
       }
-      if (s.kind == Step::Floor) {
-        if (m.inputs.size() != 1) return false;
-      } else {
-        const bool binary = s.kind == Step::Div || s.kind == Step::Mod || s.kind == Step::Mul || s.kind == Step::Add ||
-                            s.kind == Step::Sub || s.kind == Step::Reshape;
-        if (!binary || m.inputs.size() != 2 || (s.kind == Step::Mod && m.int_attribute("fmod") != 1)) return false;
-        s.constant = constant(g, m.inputs[1]);
-        if (s.constant < 0) return false;
-      }
-      back.push_back(s);
-      reader = p;
+      s.to = static_cast<int32_t>(m.int_attribute("to"));
       value = m.inputs[0];
     }
-    return false;
-  }
-
-  // Shapes through the chain, to size the result before computing it.
-  bool plan_dims(Chain& c) {
-    std::vector<int64_t> dims = index_.tensors[c.codes].dims, aside;
-    for (const Step& s : c.steps) {
-      if (s.kind == Step::PartBegin) {
-        aside.swap(dims);
-        dims = index_.tensors[s.constant].dims;
-      } else if (s.kind == Step::Mul || s.kind == Step::Add || s.kind == Step::Sub || s.kind == Step::Div || s.kind == Step::Mod ||
-                 s.kind == Step::AddPart) {
-        std::vector<int64_t> out;
-        if (!broadcast(s.kind == Step::AddPart ? aside : dims, s.kind == Step::AddPart ? dims : index_.tensors[s.constant].dims, out)) {
-          return false;
-        }
-        dims = out;
-      } else if (s.kind == Step::Reshape) {
-        std::vector<int64_t> shape = expander_.load_shape(s.constant);
-        if (shape.empty() && index_.tensors[s.constant].elements != 0) return false;
-        int infer = -1;
-        uint64_t known = 1;
-        for (size_t i = 0; i < shape.size(); ++i) {
-          if (shape[i] == 0 && i < dims.size()) shape[i] = dims[i];
-          if (shape[i] == -1) infer = static_cast<int>(i);
-          else if (shape[i] < 0) return false;
-          else known *= static_cast<uint64_t>(shape[i]);
-        }
-        if (infer >= 0) shape[infer] = known ? static_cast<int64_t>(count(dims) / known) : 0;
-        if (count(shape) != count(dims)) return false;
-        dims = shape;
-      }
-    }
-    c.out_dims = dims;
+    part[0].constant = constant(g, value);  // (its type, and the Cast's, are checked by Expander::stream)
+    if (part[0].constant < 0 || sole_reader(g, value) != reader) return false;
+    steps.insert(steps.end(), part, part + 7);
     return true;
   }
 

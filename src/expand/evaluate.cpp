@@ -17,9 +17,9 @@ namespace {
 // the operand broadcast into it, as runs of collapsed dimensions (innermost first).
 struct Walk {
   static constexpr size_t kMost = 8;  // dimensions kept; a walk of more is not taken (ok false)
-  uint64_t extent[kMost], stride[kMost];
+  uint64_t extent[kMost] = {}, stride[kMost] = {};
   size_t dims = 0;
-  bool ok = true;
+  size_t ok = 1;  // (as wide as dims: no padding, so that same_walk can compare the bytes)
 };
 
 Walk walk_of(const std::vector<int64_t>& dims, const std::vector<int64_t>& operand) {
@@ -45,25 +45,18 @@ Walk walk_of(const std::vector<int64_t>& dims, const std::vector<int64_t>& opera
   return w;
 }
 
-// a op c for a binary step. Mod (fmod) only ever sees whole numbers (part_of): its remainder is
-// then exact this way.
-inline float combine(float a, float c, Step::Kind kind) {
-  return kind == Step::Mul ? a * c : kind == Step::Add ? a + c : kind == Step::Sub ? a - c : kind == Step::Div ? a / c
-                                                                                   : a - c * std::trunc(a / c);
-}
-
-// value[j] = value[j] op operand[j * stride] for a run (stride 0: one operand value).
-void run(float* v, const float* p, uint64_t stride, uint64_t n, Step::Kind kind) {
-  for (uint64_t j = 0; j < n; ++j) v[j] = combine(v[j], p[j * stride], kind);
-}
-
-// One binary step over the n values, in place.
-void apply(float* v, uint64_t n, const Walk& w, const float* operand, Step::Kind kind) {
+// One step (or a fused pair) over the n values from value `first` on, in place, run by run.
+void apply(float* v, uint64_t n, const Walk& w, const float* a, const float* b, kernels::RunOp op, uint64_t first) {
   const size_t dims = w.dims;
   uint64_t position[Walk::kMost] = {}, offset = 0;
+  for (size_t d = 0; d < dims; ++d) {
+    position[d] = first % w.extent[d];
+    first /= w.extent[d];
+    offset += position[d] * w.stride[d];
+  }
   while (n > 0) {
     const uint64_t count = std::min(w.extent[0] - position[0], n);
-    run(v, operand + offset, w.stride[0], count, kind);
+    kernels::apply_run(v, static_cast<size_t>(count), a + offset, b + offset, w.stride[0], op);
     v += count;
     n -= count;
     position[0] += count;
@@ -77,23 +70,26 @@ void apply(float* v, uint64_t n, const Walk& w, const float* operand, Step::Kind
   }
 }
 
+bool same_walk(const Walk& x, const Walk& y) { return std::memcmp(&x, &y, sizeof x) == 0; }  // unused entries are 0
+
+constexpr size_t kMostStages = 24;  // find_chains stops at 16 steps; a part adds 7
+
+// Values per block of stream(): 64 KB of floats, in cache while every step runs over them.
+constexpr size_t kBlock = 16384;
+
 }  // namespace
 
-Step::Kind step_kind(ChainOp op) {
-  switch (op) {
-    case ChainOp::Cast: return Step::CastTo;
-    case ChainOp::DequantizeLinear: return Step::Dequantize;
-    case ChainOp::Mul: return Step::Mul;
-    case ChainOp::Add: return Step::Add;
-    case ChainOp::Sub: return Step::Sub;
-    case ChainOp::Div: return Step::Div;
-    case ChainOp::Mod: return Step::Mod;
-    case ChainOp::Floor: return Step::Floor;
-    case ChainOp::Reshape: return Step::Reshape;
-    case ChainOp::Gather: return Step::Lookup;
-  }
-  return Step::Floor;  // (every op is listed above)
-}
+// One step of a chain over a block (see Expander::stream): a run of Mul, MulAdd or SubMul with its
+// operands, the low bits (a part), a Lookup in a table, or a Cast to float16 or bfloat16 and back.
+struct Stage {
+  Step::Kind kind;  // Mul, Sub (until a Mul joins it), PartBegin, Lookup or CastTo (float16, bfloat16)
+  kernels::RunOp op = kernels::RunOp::Mul;
+  Walk walk;
+  Array a, b;  // the operands (a: the table of a Lookup); no b: a Mul or Sub the next step may join
+  uint32_t bits;  // PartBegin: bits per value; CastTo: the type
+};
+
+Step::Kind step_kind(ChainOp op) { return static_cast<Step::Kind>(op); }
 
 uint64_t count(const std::vector<int64_t>& dims) {
   uint64_t n = 1;
@@ -141,16 +137,22 @@ Array Expander::load(int32_t tensor) {
     if (k != n) throw Error(ErrorCode::Malformed, "tensor '" + t.name + "' has the wrong number of values");
     return a;
   }
-  const uint8_t* raw = data_.raw(t);
-  float* out = a.values.data();
-  if (t.data_type == onnx::kInt8) {  // the codes shrink() writes: a loop of their own
-    for (size_t i = 0; i < n; ++i) out[i] = static_cast<float>(static_cast<int8_t>(raw[i]));
-    return a;
+  load_codes(t, data_.raw(t), 0, n, a.values.data());
+  return a;
+}
+
+// Values first ... first + n of raw integer (or float16, bfloat16) codes as floats, exactly as Cast
+// converts them.
+void Expander::load_codes(const TensorInfo& t, const uint8_t* raw, uint64_t first, size_t n, float* out) {
+  switch (t.data_type) {  // the codes shrink() writes: kernels of their own
+    case onnx::kInt8: case onnx::kUint8: return kernels::bytes_to_floats(raw + first, n, t.data_type == onnx::kInt8, out);
+    case onnx::kFloat16: return kernels::halves_to_floats(raw + 2 * first, n, reinterpret_cast<uint8_t*>(out));
+    case onnx::kBfloat16: return kernels::bfloats_to_floats(raw + 2 * first, n, reinterpret_cast<uint8_t*>(out));
   }
-  for (size_t i = 0; i < n; ++i) {
+  for (size_t j = 0; j < n; ++j) {
+    const uint64_t i = first + j;
     int64_t v = 0;
     switch (t.data_type) {
-      case onnx::kUint8: v = raw[i]; break;
       case onnx::kInt16: { int16_t s; std::memcpy(&s, raw + 2 * i, 2); v = s; break; }
       case onnx::kUint16: { uint16_t s; std::memcpy(&s, raw + 2 * i, 2); v = s; break; }
       case onnx::kInt32: { int32_t s; std::memcpy(&s, raw + 4 * i, 4); v = s; break; }
@@ -159,9 +161,8 @@ Array Expander::load(int32_t tensor) {
       case onnx::kUint4: { const uint8_t b = raw[i / 2]; v = (i & 1) ? b >> 4 : b & 15; break; }
       default: throw Error(ErrorCode::Unsupported, "tensor '" + t.name + "' has a type expand does not read");
     }
-    out[i] = static_cast<float>(v);
+    out[j] = static_cast<float>(v);
   }
-  return a;
 }
 
 std::vector<int64_t> Expander::load_shape(int32_t tensor) {
@@ -180,130 +181,194 @@ std::vector<int64_t> Expander::load_shape(int32_t tensor) {
   return out;
 }
 
-// Evaluates a chain, returning the final values as floats.
-Array Expander::evaluate(const Chain& c) {
-  Array x, aside;
-  x = load(c.codes);
-  for (const Step& s : c.steps) {
-    switch (s.kind) {
-      case Step::Dequantize: dequantize(x, s); break;
-      case Step::CastTo: cast(x, s.to); break;
-      case Step::Mul: case Step::Add: case Step::Sub: case Step::Div: case Step::Mod: binary(x, load(s.constant), s.kind); break;
-      case Step::Floor: for (float& v : x.values) v = std::floor(v); break;
-      case Step::Reshape: x.dims = resolve_shape(x, load_shape(s.constant), c); break;
-      case Step::Lookup: lookup(x, load(s.constant), c); break;
-      case Step::PartBegin: aside = std::move(x), x = load(s.constant); break;
-      case Step::AddPart: binary(aside, x, Step::Add), x = std::move(aside); break;
-    }
-  }
-  return x;
-}
-
-std::vector<int64_t> Expander::resolve_shape(const Array& x, std::vector<int64_t> shape, const Chain& c) {
+// A Reshape's shape for a value of shape `dims` (0 copies a dimension, -1 takes the rest): false
+// when it does not fit.
+bool Expander::reshaped(const std::vector<int64_t>& dims, int32_t shape_tensor, std::vector<int64_t>& out) {
+  out = load_shape(shape_tensor);
+  if (out.empty() && index_.tensors[shape_tensor].elements != 0) return false;  // not int64
   int infer = -1;
   uint64_t known = 1;
-  for (size_t i = 0; i < shape.size(); ++i) {
-    if (shape[i] == 0 && i < x.dims.size()) shape[i] = x.dims[i];
-    if (shape[i] == -1) infer = static_cast<int>(i);
-    else known *= static_cast<uint64_t>(std::max<int64_t>(shape[i], 0));
+  for (size_t i = 0; i < out.size(); ++i) {
+    if (out[i] == 0 && i < dims.size()) out[i] = dims[i];
+    if (out[i] == -1) infer = static_cast<int>(i);
+    else if (out[i] < 0) return false;
+    else known *= static_cast<uint64_t>(out[i]);
   }
-  if (infer >= 0 && known) shape[infer] = static_cast<int64_t>(x.values.size() / known);
-  if (count(shape) != x.values.size()) {
-    throw Error(ErrorCode::Malformed, "the Reshape producing '" + c.output + "' does not fit its input");
-  }
-  return shape;
+  if (infer >= 0) out[infer] = known ? static_cast<int64_t>(count(dims) / known) : 0;
+  return count(out) == count(dims);
 }
 
-void Expander::lookup(Array& x, const Array& table, const Chain& c) {
-  for (float& v : x.values) {
-    const float index = v < 0 ? v + static_cast<float>(table.values.size()) : v;  // Gather counts from the end
-    if (!(index >= 0) || index >= static_cast<float>(table.values.size())) {
-      throw Error(ErrorCode::Malformed, "the Gather producing '" + c.output + "' indexes past its table");
-    }
-    v = table.values[static_cast<size_t>(index)];
-  }
-}
-
-void Expander::cast(Array& x, int32_t to) {
-  if (!onnx::is_float_weight_type(to)) return;  // integer codes to integer indices: same values
-  for (float& v : x.values) {
-    if (to == onnx::kFloat16) v = kernels::half_to_float(kernels::float_to_half(v));
-    else if (to == onnx::kBfloat16) v = kernels::bfloat_to_float(kernels::float_to_bfloat(v));
-  }
-}
-
-void Expander::binary(Array& x, const Array& b, Step::Kind kind) {
-  std::vector<int64_t> out;
-  broadcast(x.dims, b.dims, out);
-  // As many values as before (the operand broadcast into them, as the chains shrink() writes have
-  // it): in place, run by run. (Value by value through a multi-index, expand() ran at 40 MB/s.)
-  const Walk w = walk_of(out, b.dims);
-  if (count(out) == x.values.size() && w.ok) {
-    apply(x.values.data(), x.values.size(), w, b.values.data(), kind);
-    x.dims = out;
-    return;
-  }
-  const size_t rank = out.size();
-  // Strides of each operand in the output's index space (0 where broadcast).
-  auto strides = [&](const std::vector<int64_t>& dims) {
-    std::vector<uint64_t> s(rank, 0);
-    uint64_t step = 1;
-    for (size_t i = dims.size(); i-- > 0;) {
-      const size_t o = i + (rank - dims.size());
-      s[o] = dims[i] == 1 ? 0 : step;
-      step *= static_cast<uint64_t>(dims[i]);
-    }
-    return s;
-  };
-  const std::vector<uint64_t> sa = strides(x.dims), sb = strides(b.dims);
-  const uint64_t n = count(out);
-  std::vector<float> result(static_cast<size_t>(n));
-  std::vector<int64_t> index(rank, 0);
-  uint64_t ia = 0, ib = 0;
-  for (uint64_t k = 0; k < n; ++k) {
-    const float a = x.values[ia], c = b.values[ib];
-    result[k] = combine(a, c, kind);
-    for (size_t d = rank; d-- > 0;) {  // advance the multi-index
-      ia += sa[d];
-      ib += sb[d];
-      if (++index[d] < out[d]) break;
-      ia -= sa[d] * static_cast<uint64_t>(out[d]);
-      ib -= sb[d] * static_cast<uint64_t>(out[d]);
-      index[d] = 0;
-    }
-  }
-  x.dims = out;
-  x.values.swap(result);
-}
-
-void Expander::dequantize(Array& x, const Step& s) {
-  const Array scale = load(s.constant);
-  Array zero;
-  if (s.zero >= 0) zero = load(s.zero);
-  const size_t rank = x.dims.size();
-  const int64_t axis = s.axis < 0 ? s.axis + static_cast<int64_t>(rank) : s.axis;
-  uint64_t outer = 1, inner = 1, along = 1;
-  if (scale.values.size() > 1) {
-    for (size_t d = 0; d < rank; ++d) {
-      if (static_cast<int64_t>(d) < axis) outer *= x.dims[d];
-      else if (static_cast<int64_t>(d) == axis) along = x.dims[d];
-      else inner *= x.dims[d];
-    }
-  } else {
-    along = x.values.size();
-  }
-  // The scale index of element (o, a, i): per tensor 0; per axis a; blocked o-major with a / block.
-  const uint64_t blocks = s.block > 0 ? (along + s.block - 1) / s.block : 1;
-  for (uint64_t o = 0; o < outer; ++o) {
-    for (uint64_t a = 0; a < along; ++a) {
-      for (uint64_t i = 0; i < inner; ++i) {
-        const uint64_t k = (o * along + a) * inner + i;
-        uint64_t g = 0;
-        if (scale.values.size() > 1) g = s.block > 0 ? (o * blocks + a / s.block) * inner + i : a;
-        const float z = zero.values.empty() ? 0.0f : zero.values[g];
-        x.values[k] = (x.values[k] - z) * scale.values[g];
+// The chain a block at a time: every step keeps the number of values (its operand broadcast into
+// them, as the chains shrink() writes have it), so block [first, first + n) of the result needs
+// only codes [first, first + n). A Mul and then an Add or Sub (or a Sub and then a Mul) with
+// operands of one shape are one pass, as are a DequantizeLinear and the low bits of codes over 8 bits.
+bool Expander::stream(const Chain& c, Sink* out, std::vector<int64_t>& dims) {
+  const TensorInfo& codes = index_.tensors[c.codes];
+  dims = codes.dims;
+  Stage stages[kMostStages];
+  size_t used = 0;
+  std::vector<float> packed;  // the low bits' bytes (low_bits_stage)
+  for (size_t k = 0; k < c.steps.size(); ++k) {
+    const Step& s = c.steps[k];
+    Stage& st = stages[used];  // (a step that joined another or that changes nothing leaves it for the next)
+    st.kind = s.kind;
+    if (s.kind == Step::CastTo) {
+      // To float, double or integers: the same values; to float16 or bfloat16 as the last step:
+      // write_values rounds them.
+      if ((s.to != onnx::kFloat16 && s.to != onnx::kBfloat16) || k + 1 == c.steps.size()) continue;
+      st.bits = static_cast<uint32_t>(s.to);
+    } else if (s.kind == Step::Dequantize) {
+      if (!dequantize_stage(s, dims, st)) return false;
+    } else if (s.kind == Step::Mul || s.kind == Step::Add || s.kind == Step::Sub) {
+      st.a = load(s.constant);
+      std::vector<int64_t> grown;
+      if (!broadcast(dims, st.a.dims, grown) || count(grown) != count(dims)) return false;
+      st.walk = walk_of(grown, st.a.dims);
+      dims = grown;
+      Stage* last = used ? &stages[used - 1] : nullptr;
+      if (last && last->b.values.empty() && same_walk(last->walk, st.walk) &&
+          (s.kind == Step::Mul ? last->kind == Step::Sub : last->kind == Step::Mul)) {
+        // Sub, then Mul: (v - a) * b; Mul, then Add: v * a + b; Mul, then Sub: v * a + -b (the same)
+        if (s.kind == Step::Sub) for (float& x : st.a.values) x = -x;
+        last->op = s.kind == Step::Mul ? kernels::RunOp::SubMul : kernels::RunOp::MulAdd;
+        last->kind = Step::Mul;
+        last->b.values = std::move(st.a.values);
+        continue;
       }
+      if (s.kind == Step::Add) return false;  // an Add alone (not a chain shrink() writes)
+    } else if (s.kind == Step::Reshape) {
+      std::vector<int64_t> shape;
+      if (!reshaped(dims, s.constant, shape)) return false;
+      dims = shape;
+      continue;
+    } else if (s.kind == Step::Lookup) {
+      // Of the codes themselves, one byte each, in a table of 256 or more: every index is in it
+      // (Gather counts negative ones from the end).
+      st.a = load(s.constant);
+      if (k != 1 || st.a.values.size() < 256 || (codes.data_type != onnx::kInt8 && codes.data_type != onnx::kUint8)) return false;
+    } else if (s.kind != Step::PartBegin || !low_bits_stage(c, k, dims, out ? &packed : nullptr, st)) {
+      return false;
+    } else {
+      k += 7;  // the part's steps and its AddPart
     }
+    if (!st.walk.ok) return false;
+    ++used;
+  }
+  for (size_t k = 0; k < used; ++k) {
+    if (stages[k].kind == Step::Sub) return false;  // a Sub alone (not a chain shrink() writes)
+  }
+  if (!out) return true;
+  // The codes: a view of their bytes, read last (valid until the next read), or all of them as
+  // floats when they are not stored as raw bytes.
+  const bool raw_codes = codes.kind == DataKind::Raw || codes.kind == DataKind::External;
+  const Array whole = raw_codes ? Array() : load(c.codes);
+  const uint8_t* raw = raw_codes ? data_.raw(codes) : nullptr;
+  const uint64_t total = count(dims);
+  std::vector<float> block(static_cast<size_t>(std::min<uint64_t>(total, kBlock)));
+  for (uint64_t first = 0; first < total; first += kBlock) {
+    const size_t n = static_cast<size_t>(std::min<uint64_t>(kBlock, total - first));
+    float* v = block.data();
+    if (raw) load_codes(codes, raw, first, n, v);
+    else std::memcpy(v, whole.values.data() + first, 4 * n);
+    for (size_t k = 0; k < used; ++k) {
+      const Stage& st = stages[k];
+      if (st.kind == Step::Mul) apply(v, n, st.walk, st.a.values.data(), (st.b.values.empty() ? st.a : st.b).values.data(), st.op, first);
+      else if (st.kind == Step::PartBegin) kernels::add_low_bits(reinterpret_cast<const uint8_t*>(packed.data()), first, n, st.bits, v);
+      else if (st.kind == Step::Lookup) lookup(v, n, st.a);
+      else round(v, n, static_cast<int32_t>(st.bits));
+    }
+    write_values(v, n, c.out_type, *out);
+  }
+  return true;
+}
+
+// DequantizeLinear as one pass: (x - zero) * scale, the scale (and zero point) per tensor, per axis,
+// or per block along the axis (the axis seen as blocks x block, when the blocks divide it).
+bool Expander::dequantize_stage(const Step& s, const std::vector<int64_t>& dims, Stage& st) {
+  st.kind = Step::Mul;
+  st.a = load(s.constant);
+  if (s.zero >= 0) {
+    st.b = std::move(st.a);
+    st.a = load(s.zero);
+    st.op = kernels::RunOp::SubMul;
+    if (st.b.values.size() != st.a.values.size()) return false;
+  }
+  const uint64_t groups = st.a.values.size();
+  const int64_t rank = static_cast<int64_t>(dims.size());
+  const int64_t axis = s.axis < 0 ? s.axis + rank : s.axis;
+  // The values [..., along / block, block, ...] over the scale's shape with a 1 for `block` (per
+  // axis: blocks of 1, and 1 for every other dimension).
+  std::vector<int64_t> view(dims), operand;
+  if (groups > 1) {
+    if (axis < 0 || axis >= rank) return false;
+    const int64_t along = dims[axis], block = s.block > 0 ? s.block : 1;  // per axis: blocks of 1
+    if (along % block || groups != (s.block > 0 ? count(dims) / static_cast<uint64_t>(block) : static_cast<uint64_t>(along))) return false;
+    view.assign(rank + 1, 0);
+    operand.assign(rank + 1, 0);
+    for (int64_t d = 0; d <= rank; ++d) {
+      view[d] = d < axis ? dims[d] : d == axis ? along / block : d == axis + 1 ? block : dims[d - 1];
+      operand[d] = d == axis ? along / block : d == axis + 1 || s.block <= 0 ? 1 : view[d];
+    }
+  }
+  st.walk = walk_of(view, operand);
+  return true;
+}
+
+// The low bits of codes over 8 bits as one pass, when their part is the one shrink() writes:
+// packed [m, 1] uint8 --Cast(float)--Div(2^(bits * j), j < 8 / bits)--Floor--Mod(2^bits)--Div(2^bits)
+// --Reshape(the codes' shape), then added. The packed bytes are copied into `packed` when given.
+bool Expander::low_bits_stage(const Chain& c, size_t k, const std::vector<int64_t>& dims, std::vector<float>* packed, Stage& st) {
+  // (The steps are these: ExpandPlanner::part_of finds no other.)
+  const TensorInfo& p = index_.tensors[c.steps[k].constant];
+  if (c.steps[k + 1].to != onnx::kFloat || p.data_type != onnx::kUint8 || (p.kind != DataKind::Raw && p.kind != DataKind::External) ||
+      p.dims.size() != 2 || p.dims[1] != 1) {
+    return false;
+  }
+  const Array digits = load(c.steps[k + 2].constant), base = load(c.steps[k + 4].constant), base2 = load(c.steps[k + 5].constant);
+  if (base.values.size() != 1 || base2.values.size() != 1 || base.values[0] != base2.values[0] || digits.dims.size() > 2) return false;
+  uint32_t bits = 1;
+  while (bits < 8 && static_cast<float>(1u << bits) != base.values[0]) bits *= 2;
+  const uint32_t per = 8 / bits;
+  if (static_cast<float>(1u << bits) != base.values[0] || digits.values.size() != per || (!digits.dims.empty() && digits.dims.back() != per)) return false;
+  for (uint32_t j = 0; j < per; ++j) {
+    if (digits.values[j] != static_cast<float>(uint64_t(1) << (bits * j))) return false;
+  }
+  std::vector<int64_t> shape;
+  if (!reshaped({p.dims[0], per}, c.steps[k + 6].constant, shape) || shape != dims) return false;
+  if (packed) {  // bytes, in a float vector's storage
+    packed->resize(static_cast<size_t>(p.dims[0] + 3) / 4);
+    std::memcpy(packed->data(), data_.raw(p), static_cast<size_t>(p.dims[0]));
+  }
+  st.bits = bits;
+  return true;
+}
+
+void Expander::lookup(float* v, size_t n, const Array& table) {
+  for (size_t j = 0; j < n; ++j) v[j] = table.values[static_cast<size_t>(v[j] < 0 ? v[j] + static_cast<float>(table.values.size()) : v[j])];
+}
+
+// Cast to float16 or bfloat16, and back.
+void Expander::round(float* v, size_t n, int32_t to) {
+  for (size_t j = 0; j < n; ++j) {
+    v[j] = to == onnx::kFloat16 ? kernels::half_to_float(kernels::float_to_half(v[j])) : kernels::bfloat_to_float(kernels::float_to_bfloat(v[j]));
+  }
+}
+
+// n values as `type` (a float type), little-endian, to `out`: floats as they are, other types
+// converted a few at a time.
+void write_values(const float* v, size_t n, int32_t type, Sink& out) {
+  if (type == onnx::kFloat) return out.write(v, 4 * n);
+  const size_t bytes = onnx::element_bits(type) / 8;
+  uint8_t buffer[4096];
+  for (size_t i = 0; i < n; i += sizeof buffer / bytes) {
+    const size_t m = std::min(n - i, sizeof buffer / bytes);
+    for (size_t j = 0; j < m; ++j) {
+      uint8_t* q = buffer + j * bytes;
+      const float x = v[i + j];
+      if (type == onnx::kDouble) { const double d = x; std::memcpy(q, &d, 8); }
+      else { const uint16_t h = type == onnx::kFloat16 ? kernels::float_to_half(x) : kernels::float_to_bfloat(x); std::memcpy(q, &h, 2); }
+    }
+    out.write(buffer, m * bytes);
   }
 }
 

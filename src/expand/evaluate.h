@@ -18,7 +18,8 @@ namespace expansion {
 struct Step {
   // PartBegin sets the value aside and starts from its constant (a second chain, inline: the low
   // bits of codes over 8 bits); AddPart adds what that made to the value set aside.
-  enum Kind : uint8_t { Dequantize, CastTo, Mul, Add, Sub, Div, Mod, Floor, Reshape, Lookup, PartBegin, AddPart } kind;
+  // (The first ten in ChainOp's order: step_kind is a cast.)
+  enum Kind : uint8_t { CastTo, Dequantize, Mul, Add, Sub, Div, Mod, Floor, Reshape, Lookup, PartBegin, AddPart } kind;
   int32_t node = -1;
   int32_t constant = -1;   // the second operand (scale, factor, shape)
   int32_t zero = -1;       // DequantizeLinear zero point
@@ -36,6 +37,8 @@ struct Chain {
   int32_t report = -1;
 };
 
+struct Stage;  // one step of stream() (evaluate.cpp)
+
 struct Array {
   std::vector<int64_t> dims;
   std::vector<float> values;
@@ -49,6 +52,9 @@ bool is_integer_type(int32_t t);
 // Numpy broadcasting of two shapes; false when they do not broadcast.
 bool broadcast(const std::vector<int64_t>& a, const std::vector<int64_t>& b, std::vector<int64_t>& out);
 
+// n values as `type` (a float type), little-endian, to `out`.
+void write_values(const float* v, size_t n, int32_t type, Sink& out);
+
 // Evaluates chains: reads their constants (integers converted exactly as Cast would) and applies
 // their steps.
 class Expander {
@@ -59,16 +65,18 @@ class Expander {
   Array load(int32_t tensor);
   // An int64 constant's values (a Reshape's shape); empty for another type.
   std::vector<int64_t> load_shape(int32_t tensor);
-  // The final values of a chain, as floats.
-  Array evaluate(const Chain& c);
+  // The final values of a chain, a block at a time, as its output type, to `out`; with no `out`,
+  // only whether it can (every chain that expand() takes must). `dims` gets the result's shape.
+  bool stream(const Chain& c, Sink* out, std::vector<int64_t>& dims);
 
  private:
-  std::vector<int64_t> resolve_shape(const Array& x, std::vector<int64_t> shape, const Chain& c);
-  static void lookup(Array& x, const Array& table, const Chain& c);
-  static void cast(Array& x, int32_t to);
-  static void binary(Array& x, const Array& b, Step::Kind kind);
-  void dequantize(Array& x, const Step& s);
+  bool reshaped(const std::vector<int64_t>& dims, int32_t shape_tensor, std::vector<int64_t>& out);
+  bool dequantize_stage(const Step& s, const std::vector<int64_t>& dims, Stage& st);
+  bool low_bits_stage(const Chain& c, size_t k, const std::vector<int64_t>& dims, std::vector<float>* packed, Stage& st);
+  static void lookup(float* v, size_t n, const Array& table);
+  static void round(float* v, size_t n, int32_t to);
   static float integer_value(int32_t type, int64_t v);
+  static void load_codes(const TensorInfo& t, const uint8_t* raw, uint64_t first, size_t n, float* out);
 
   const ModelIndex& index_;
   TensorData& data_;

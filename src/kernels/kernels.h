@@ -60,6 +60,10 @@ struct SeedParams {
 };
 SeedParams seed_params(float min, float max);
 
+// A step of a dequantization chain over a run of values (expand()): v * a, or for the pairs of
+// steps that chains have, v * a + b (Mul then Add) and (v - a) * b (Sub then Mul, DequantizeLinear).
+enum class RunOp : uint8_t { Mul, MulAdd, SubMul };
+
 #define ONNX_SHRINK_KERNELS                                                                                  \
   /* Running min/max of n values; `finite` becomes false if any is NaN or infinite. */                         \
   void minmax(const uint8_t* x, size_t n, float& min, float& max, bool& finite);                              \
@@ -98,7 +102,15 @@ SeedParams seed_params(float min, float max);
   /* term weighted by weights[i % period] (or by `weight` when weights is null): sums of w u^2 and */        \
   /* w (u - (q scale + offset))^2. */                                                                          \
   void weighted_error(const uint8_t* u, const int8_t* q, size_t n, const Int8Params& p, const float* weights,    \
-                      size_t period, float weight, ErrorSums& e, const uint8_t* low = nullptr);
+                      size_t period, float weight, ErrorSums& e, const uint8_t* low = nullptr);                 \
+  /* expand(): n one-byte codes (int8 or uint8) as floats. */                                                  \
+  void bytes_to_floats(const uint8_t* q, size_t n, bool is_signed, float* out);                                \
+  /* expand(): v[j] = v[j] op operands for a run of n values whose operands are a[j * stride] and */           \
+  /* b[j * stride] (stride 0: one value each). */                                                              \
+  void apply_run(float* v, size_t n, const float* a, const float* b, uint64_t stride, RunOp op);              \
+  /* expand(): v[j] += the low bits of value first + j over 2^bits, packed 8 / bits to a byte from the */       \
+  /* lowest bits up: ((packed[i / per] >> bits * (i % per)) & (2^bits - 1)) / 2^bits (bits 1, 2, 4, 8). */      \
+  void add_low_bits(const uint8_t* packed, uint64_t first, size_t n, uint32_t bits, float* v);
 
 namespace scalar {
 ONNX_SHRINK_KERNELS

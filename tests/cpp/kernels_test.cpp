@@ -318,6 +318,49 @@ TEST(Kernels, CodesBecomeExactFloats) {
 }
 #endif
 
+TEST(Kernels, ExpandKernelsAreTheGraphsFloatOperations) {
+  // Codes to floats (both versions, every code, a length that leaves a tail), then each step over a
+  // run against the fp32 operations written out: per value (stride 1) and one value (stride 0).
+  std::vector<uint8_t> codes(259);
+  for (size_t i = 0; i < codes.size(); ++i) codes[i] = static_cast<uint8_t>(i * 7 + 3);
+  for (bool is_signed : {true, false}) {
+    std::vector<float> a(codes.size()), b(codes.size());
+    k::scalar::bytes_to_floats(codes.data(), codes.size(), is_signed, a.data());
+    k::bytes_to_floats(codes.data(), codes.size(), is_signed, b.data());
+    for (size_t i = 0; i < codes.size(); ++i) {
+      EXPECT_EQ(a[i], is_signed ? static_cast<float>(static_cast<int8_t>(codes[i])) : static_cast<float>(codes[i]));
+      EXPECT_EQ(k::f32_bits(a[i]), k::f32_bits(b[i]));
+    }
+  }
+  const Values x = make_values(37, 11), s = make_values(37, 12), o = make_values(37, 13);
+  for (uint64_t stride : {0, 1}) {
+    for (k::RunOp op : {k::RunOp::Mul, k::RunOp::MulAdd, k::RunOp::SubMul}) {
+      std::vector<float> v(x.n), ops(2 * x.n);
+      for (size_t i = 0; i < x.n; ++i) v[i] = x.at(i), ops[i] = s.at(i), ops[x.n + i] = o.at(i);
+      k::apply_run(v.data(), x.n, ops.data(), ops.data() + x.n, stride, op);
+      for (size_t i = 0; i < x.n; ++i) {
+        const float p = ops[i * stride], q = ops[x.n + i * stride], u = x.at(i);
+        volatile float step = op == k::RunOp::SubMul ? u - p : u * p;  // one rounding per operation
+        const float want = op == k::RunOp::Mul ? step : op == k::RunOp::MulAdd ? step + q : step * q;
+        EXPECT_EQ(k::f32_bits(v[i]), k::f32_bits(want)) << "op " << int(op) << " stride " << stride << " at " << i;
+      }
+    }
+  }
+  // Low bits: bits 1, 2, 4, 8 packed from the lowest up, from any first value.
+  for (uint32_t bits : {1u, 2u, 4u, 8u}) {
+    const uint32_t per = 8 / bits;
+    for (uint64_t first : {0, 3, 8}) {
+      std::vector<float> v(29, 1.0f);
+      k::add_low_bits(codes.data(), first, v.size(), bits, v.data());
+      for (size_t j = 0; j < v.size(); ++j) {
+        const uint64_t i = first + j;
+        const uint32_t digit = (codes[i / per] >> (bits * (i % per))) & ((1u << bits) - 1);
+        EXPECT_EQ(v[j], 1.0f + std::ldexp(static_cast<float>(digit), -static_cast<int>(bits))) << bits << " bits, value " << i;
+      }
+    }
+  }
+}
+
 TEST(Kernels, BinsSurviveInfinityAndNaN) {
   // A bin position past the end (or NaN) clamps the same way in both versions instead of indexing
   // out of bounds.

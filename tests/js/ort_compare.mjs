@@ -37,7 +37,9 @@ function compare(a, b) {
     den += x[k] * x[k];
     maxAbs = Math.max(maxAbs, Math.abs(d));
   }
-  return { relL2: den > 0 ? Math.sqrt(num / den) : Math.sqrt(num), maxAbs, size: x.length, sameShape: a.dims.join() === b.dims.join() };
+  const bytes = (t) => Buffer.from(t.data.buffer, t.data.byteOffset, t.data.byteLength);
+  return { relL2: den > 0 ? Math.sqrt(num / den) : Math.sqrt(num), maxAbs, size: x.length, sameShape: a.dims.join() === b.dims.join(),
+           identical: a.type === b.type && bytes(a).equals(bytes(b)) };  // bit for bit
 }
 
 const manifest = JSON.parse(readFileSync(process.argv[2], 'utf8'));

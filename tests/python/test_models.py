@@ -38,6 +38,12 @@ MODES = {
     "palette_kmeans": ["--mode", "palette", "--scheme", "kmeans"],
     "palette64": ["--mode", "palette", "--levels", "64"],
 }
+# Modes whose chains expand() turns back into tensors, checked bit for bit against onnxruntime;
+# and option sets for that check alone: low bits of 1 and 4 bits, DequantizeLinear with blocks.
+EXPANDED_MODES = ("int8", "int8_channel", "int8_tensor", "int8_block32", "int8_dq", "int8_bits10", "int8_bits16")
+EXPAND_ONLY = {"int8_bits9": ["--bits", "9"], "int8_bits12": ["--bits", "12"], "int8_dq_block32": ["--form", "dq", "--block", "32"]}
+DTYPES = {"float32": onnx.TensorProto.FLOAT, "float16": onnx.TensorProto.FLOAT16, "bfloat16": onnx.TensorProto.BFLOAT16,
+          "float64": onnx.TensorProto.DOUBLE}
 # Output error allowed, relative L2 of each output. The synthetic weights are deliberately hard
 # (output channels whose ranges differ by e^0.7, outliers): per-channel 8-bit codes keep ~1 %;
 # per-tensor scales and 256-level palettes lose up to ~10 % on them; 64 levels more.
@@ -76,6 +82,23 @@ def write_feeds(folder, name, feeds):
     return out
 
 
+def with_weight_outputs(shrunk, report, probe):
+    """Writes the shrunk model with each main-graph tensor that expand() made (named in its report)
+    as a graph output too, so that onnxruntime returns the values it computes from the chain; returns
+    their names."""
+    with open(report) as f:
+        tensors = [t for t in json.load(f)["tensors"] if t["scheme"] == "expanded" and t["graph"] == "main"]
+    m = onnx.load(shrunk)
+    present = {o.name for o in m.graph.output}
+    names = []
+    for t in tensors:
+        if t["name"] not in present:
+            m.graph.output.append(onnx.helper.make_tensor_value_info(t["name"], DTYPES[t["dtype"]], None))
+            names.append(t["name"])
+    onnx.save(m, probe)
+    return names
+
+
 def ort_compare(cases):
     """Runs every (reference, candidate) pair in onnxruntime-node; returns {id: result}."""
     with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
@@ -98,7 +121,7 @@ class SyntheticModels(unittest.TestCase):
     def setUpClass(cls):
         cls.tmp = tempfile.TemporaryDirectory()
         cls.dir = cls.tmp.name
-        cls.results, cls.reports, cls.skipped = {}, {}, {}
+        cls.results, cls.reports, cls.skipped, cls.weights, cls.forms = {}, {}, {}, {}, set()
         cases = []
         for name, build in models.ALL.items():
             model, feeds = build()
@@ -128,7 +151,39 @@ class SyntheticModels(unittest.TestCase):
                     # activations; at the basic level it only folds, computing what expand() does.
                     cases.append({"id": f"{name}/{mode}/expanded", "reference": out, "candidate": expanded, "inputs": inputs,
                                   "level": "basic"})
+                if mode in EXPANDED_MODES and not (name == "values_at_the_limits" and "dq" in mode):
+                    cls.weight_case(cases, name, mode, out, report, inputs)
+            for mode, flags in EXPAND_ONLY.items():
+                out = os.path.join(cls.dir, f"{name}.{mode}.onnx")
+                report = out + ".json"
+                if run_cli(original, "-o", out, "--report", report, "-q", *flags).returncode == 0 and \
+                        not (name == "values_at_the_limits" and "dq" in mode):
+                    cls.weight_case(cases, name, mode, out, report, inputs)
         cls.results = ort_compare(cases)
+
+    @classmethod
+    def weight_case(cls, cases, name, mode, shrunk, shrink_report, inputs):
+        """A case comparing the tensors expand() makes with what onnxruntime computes from the chains
+        (the shrunk model with the chains' ends as outputs, against that model expanded)."""
+        report = shrunk + ".expand.json"
+        e = run_cli(shrunk, "--expand", "-o", shrunk + ".expanded-once.onnx", "--report", report, "-q")
+        assert e.returncode == 0, e.stderr
+        probe = shrunk + ".probe.onnx"
+        names = with_weight_outputs(shrunk, report, probe)
+        if not names:
+            return
+        e = run_cli(probe, "--expand", "-o", probe + ".expanded.onnx", "-q")
+        assert e.returncode == 0, e.stderr
+        cls.weights[f"{name}/{mode}/weights"] = names
+        cases.append({"id": f"{name}/{mode}/weights", "reference": probe, "candidate": probe + ".expanded.onnx", "inputs": inputs,
+                      "level": "basic"})
+        with open(shrink_report) as f:
+            shrunk_tensors = {t["name"]: t for t in json.load(f)["tensors"]}
+        with open(report) as f:
+            for t in json.load(f)["tensors"]:
+                if t["name"] in names:
+                    s = shrunk_tensors.get(t["name"], {})
+                    cls.forms.update({t["dtype"], s.get("scheme"), f"{s.get('bits')} bits"})
 
     @classmethod
     def tearDownClass(cls):
@@ -166,6 +221,19 @@ class SyntheticModels(unittest.TestCase):
                         self.assertLess(c["relL2"], 1e-6, f"{output}: {c}")
                     count += 1
         self.assertGreater(count, 30)
+
+    def test_expanded_tensors_are_the_bits_onnxruntime_computes(self):
+        # Every chain form: per channel on either axis, per tensor, blocks (fold and DequantizeLinear),
+        # low bits of 1, 2, 4 and 8 bits, codebooks, separable factors, float16 results.
+        for key, names in self.weights.items():
+            with self.subTest(case=key):
+                r = self.results[key]
+                self.assertNotIn("error", r, r.get("error"))
+                for n in names:
+                    self.assertTrue(r["outputs"][n]["identical"], f"{n}: {r['outputs'][n]}")
+        self.assertGreater(sum(len(n) for n in self.weights.values()), 200)
+        for form in ("codebook", "separable", "channel", "tensor", "block", "9 bits", "10 bits", "12 bits", "16 bits", "float16"):
+            self.assertIn(form, self.forms)
 
     def test_every_weight_is_found(self):
         expected = {"conv_net_opset11": 3, "mlp_opset13": 2, "if_branches": 2, "constant_nodes_opset9": 2, "fp16_raw": 1,
