@@ -337,9 +337,11 @@ std::string to_json(const Report& report);
 // done, so the report (with the SQNR of every tensor) describes what shrink would produce.
 Report shrink(const Source& model, const Options& options, Sink* out, const Io& io = {});
 
-// Turns a shrunk model back into plain float weights: folds every DequantizeLinear, every
-// Cast -> Mul (-> Add) (-> Reshape) chain on constants (with the low bits of codes over 8 bits
-// added back), and every Cast of a float16 constant to float32, into a float tensor.
+// Turns a shrunk model back into plain float weights: folds DequantizeLinear on constants (per
+// tensor, per axis, blocked), the Cast -> Mul (-> Add) (-> Reshape) chains shrink writes (with the
+// low bits of codes over 8 bits added back), codebook Gathers, and every Cast of a float16
+// constant to float32, into a float tensor, computed as onnxruntime computes it. Chains of other
+// forms are left as they are (src/expand.cpp lists them).
 // For runtimes where DequantizeLinear would run on every inference, or to diff against the
 // original.
 Report expand(const Source& model, Sink& out, const Io& io = {});
