@@ -3,8 +3,10 @@
 // get the plot of every file tried beside the plain modes and the original tool's method; the file
 // saved is the point's: its brotli size (node:zlib at the quality the page names) and its errors
 // measured in onnxruntime-node on the same samples match what the page shows. Also: Cancel stops
-// the search, and the result view at 1280 and 390 px (screenshots kept in test-results/).
+// the search, and the result view at 1280 and 390 px (screenshots kept in test-results/). And a
+// 71 MB model, whose search takes the activation probe.
 import { test, expect } from '@playwright/test';
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -246,4 +248,49 @@ test('target mode without samples: estimates only; Cancel stops a search (its wo
   await page.click('#target-run');
   await expect(page.locator('#target-error')).toContainText('agree=2: give a number from 0 to 1');
   await expect(page.locator('#target-progress')).toBeHidden();
+});
+
+// A model large enough that rounding one tensor at a time would build over a gigabyte of files
+// (bench/make_model.py 70: 17 MatMul weights of 4 MiB, 71 MB; 17 x 71 MB > target.js's
+// EACH_PROBE_BYTES): the page's search takes the activation probe, one run of the original in
+// onnxruntime-web with the layers' inputs and outputs as extra outputs, and still meets an error
+// target that the saved file meets again in onnxruntime-node.
+test('a 71 MB model: the activation probe in onnxruntime-web, the target met, the saved file measured again in Node', async ({ page }) => {
+  test.setTimeout(900_000);
+  const model = path.join(work, 'matmul70.onnx');
+  const made = spawnSync('/usr/bin/python3', [path.join(root, 'bench', 'make_model.py'), '70', model]);
+  expect(made.status, String(made.stderr)).toBe(0);
+  let seed = 11;
+  const values = Float32Array.from({ length: 4 * 1024 }, () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31 - 0.5) * 3.4);
+  const samples = path.join(work, 'matmul70_x.f32');
+  writeFileSync(samples, new Uint8Array(values.buffer));
+  await page.goto('/');
+  await page.setInputFiles('#file', model);
+  await expect(page.locator('#status')).toHaveText('Done.', { timeout: 300_000 });
+  await page.setInputFiles('#check-file-0', samples);
+  await page.selectOption('#target-kind', 'relL2');
+  await page.fill('#target-value', '0.01');
+  await page.evaluate(() => {
+    window.targetTexts = [];
+    new MutationObserver(() => window.targetTexts.push(document.getElementById('target-status').textContent))
+      .observe(document.getElementById('target-status'), { childList: true, characterData: true, subtree: true });
+  });
+  await page.click('#target-run');
+  await expect(page.locator('#target')).toHaveAttribute('data-state', 'done', { timeout: 840_000 });
+  const texts = await page.evaluate(() => window.targetTexts);
+  expect(texts.some((t) => t.startsWith('Measuring how much each tensor moves the outputs'))).toBe(true);
+  const verdict = page.locator('#target-verdict');
+  await expect(verdict).toHaveAttribute('data-met', 'true');
+  await expect(verdict).toContainText('Calibrated on the first 2 samples of 4');
+  await expect(verdict).toContainText('predicted from one run of the original with its layers\' inputs and outputs as extra outputs');
+  const relL2 = await number(page, 'relL2');
+  expect(relL2).toBeLessThanOrEqual(0.01);
+  // The saved file, measured again in onnxruntime-node on the same samples, is the point shown.
+  const saved = await saveTarget(page);
+  expect(saved.bytes.byteLength).toBe(await number(page, 'raw'));
+  const evaluator = await makeEvaluator(ort, readFileSync(model), [{ name: 'x', dtype: 'float32', shape: [1, 1024], bytes: new Uint8Array(values.buffer) }]);
+  const measured = await evaluator.measure(saved.bytes);
+  console.log(`matmul70: page rel. L2 ${relL2}, Node ${measured.calibration.relL2}; saved ${saved.bytes.byteLength} bytes`);
+  expect(measured.calibration.relL2).toBeLessThanOrEqual(0.01);
+  expect(within(measured.calibration.relL2, relL2, 0.02)).toBe(true);
 });

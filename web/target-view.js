@@ -181,7 +181,16 @@ function samplesText(v) {
   if (!v.samples) return 'No samples: the errors are the search\'s estimates (each tensor\'s rounding noise counted alike), not measurements.';
   if (v.samples === 1) return 'One sample: the search was calibrated and is reported on the same sample (give two or more to hold some back).';
   return `Calibrated on the first ${plural(v.calibrate, 'sample')} of ${v.samples}; the other ${v.samples - v.calibrate} held back, ` +
-         'and reported as "held out" below.';
+         `and reported as "held out" below. ${probeText(v)}`;
+}
+
+// How the search measured which tensors matter (target.js: chooseProbe).
+function probeText(v) {
+  if (v.probe === 'activations') {
+    return 'Which tensors matter was predicted from one run of the original with its layers\' inputs and outputs as extra outputs ' +
+           '(a large model: rounding one tensor at a time would have built too many files).';
+  }
+  return v.probe === 'each' ? 'Which tensors matter was measured by rounding one tensor at a time.' : '';
 }
 
 // When the chosen point misses the target on the samples held back: said, as a warning.
@@ -323,7 +332,7 @@ export function targetEvidence() {
   const v = view;
   if (!v) return null;
   const point = ({ file, ...p }) => p;
-  return { target: v.target, decision: v.decision, objective: v.objective, brotliQuality: v.quality, met: v.met, estimated: v.estimated, why: v.why,
+  return { target: v.target, decision: v.decision, objective: v.objective, brotliQuality: v.quality, met: v.met, estimated: v.estimated, probe: v.probe, why: v.why,
            samples: v.samples, calibrate: v.calibrate, chosen: v.chosen, picked: v.picked, tensorBits: v.tensorBits,
            points: v.points.map(point), references: v.references.map(point) };
 }

@@ -97,7 +97,7 @@ self.onmessage = async (event) => {
     }
     progress(1, 'done');
     post({
-      type: 'result', objective, quality, met: t.met, estimated: t.estimated, why: t.why ?? null, goal, originalBytes: originalBytes ?? null,
+      type: 'result', objective, quality, met: t.met, estimated: t.estimated, probe: t.probe ?? null, why: t.why ?? null, goal, originalBytes: originalBytes ?? null,
       samples: evaluator?.samples ?? 0, calibrate: evaluator?.calibrate ?? 0,
       chosen: t.points.indexOf(t.chosen), tensorBits: t.tensorBits ?? null,
       points: t.points.map((p, i) => ({ step: p.step, bytes: p.bytes, raw: p.raw, predicted: p.predicted, file: tried[i],
