@@ -328,6 +328,11 @@ export function createApi(loadWasm, pathHint = (name) => `pass the model's bytes
 
   /** Turns a shrunk model back into plain float weights. */
   const expand = async (input, options) => (await run('expand', input, options)).model;
+  // A model's whole bytes from anything run() takes (a large Blob in a worker comes as a reader).
+  const wholeBytes = async (input) => {
+    const prepared = await prepare(input, 'model', pathHint);
+    return prepared.bytes ?? prepared.read(0, prepared.size);
+  };
   return {
     env,
     /** Shrinks a model: resolves to { model, report, externalData? }. */
@@ -336,7 +341,7 @@ export function createApi(loadWasm, pathHint = (name) => `pass the model's bytes
     inspect: async (input, options) => (await run('inspect', input, options)).report,
     expand,
     /** An onnxruntime session on a shrunk model, expanded first (see runtime.js). */
-    openForRuntime: makeOpenForRuntime(expand, OnnxShrinkError),
+    openForRuntime: makeOpenForRuntime(expand, wholeBytes, OnnxShrinkError),
     /** The engine's version. */
     version: async () => (await engine()).version(),
     /** Bytes of WebAssembly memory the engine has grown to (it never shrinks): its peak use. */

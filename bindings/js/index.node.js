@@ -30,15 +30,17 @@ export async function shrink(input, options = {}) {
 export function objectiveSize(bytes, objective, quality = 11) {
   if (objective === 'raw') return bytes.byteLength;
   if (objective === 'gzip') return gzipSync(bytes, { level: 9 }).byteLength;
-  return brotliCompressSync(bytes, { params: { [constants.BROTLI_PARAM_QUALITY]: quality, [constants.BROTLI_PARAM_SIZE_HINT]: bytes.byteLength } }).byteLength;
+  return brotliCompressSync(bytes, brotliOptions(bytes, quality)).byteLength;
 }
+
+const brotliOptions = (bytes, quality) => ({ params: { [constants.BROTLI_PARAM_QUALITY]: quality, [constants.BROTLI_PARAM_SIZE_HINT]: bytes.byteLength } });
 
 // objectiveSize's, compressed on zlib's threads (beside the next candidate's measure).
 const brotliLater = promisify(brotliCompress), gzipLater = promisify(gzip);
 async function objectiveSizeLater(bytes, objective, quality) {
   if (objective === 'raw') return bytes.byteLength;
   if (objective === 'gzip') return (await gzipLater(bytes, { level: 9 })).byteLength;
-  return (await brotliLater(bytes, { params: { [constants.BROTLI_PARAM_QUALITY]: quality, [constants.BROTLI_PARAM_SIZE_HINT]: bytes.byteLength } })).byteLength;
+  return (await brotliLater(bytes, brotliOptions(bytes, quality))).byteLength;
 }
 
 /**

@@ -9,28 +9,17 @@
 // session holds its weights. Works with onnxruntime-web and onnxruntime-node alike (`ort` is the
 // caller's: this package does not depend on either).
 
-// Bytes of a model given as expand() takes it, for the path that hands it over unexpanded.
-async function plainBytes(input) {
-  input = await input;
-  if (typeof Response !== 'undefined' && input instanceof Response) {
-    if (!input.ok) throw new Error(`the model's download failed: HTTP ${input.status} ${input.statusText} (${input.url})`);
-    return new Uint8Array(await input.arrayBuffer());
-  }
-  if (input instanceof ArrayBuffer) return new Uint8Array(input);
-  if (ArrayBuffer.isView(input)) return new Uint8Array(input.buffer, input.byteOffset, input.byteLength);
-  if (typeof Blob !== 'undefined' && input instanceof Blob) return new Uint8Array(await input.arrayBuffer());
-  throw new TypeError('openForRuntime takes the model as bytes, a Blob or a fetch Response (or a promise of one)');
-}
-
-// `expand`: the package's expand(). Resolves to the session, as ort.InferenceSession.create does.
-export function makeOpenForRuntime(expand, OnnxShrinkError) {
+// `expand`: the package's expand(); `wholeBytes(input)`: the bytes of anything expand() takes
+// (core.js), for the path that hands them over unexpanded. Resolves to the session, as
+// ort.InferenceSession.create does.
+export function makeOpenForRuntime(expand, wholeBytes, OnnxShrinkError) {
   return async function openForRuntime(ort, input, options = {}) {
     if (!ort?.InferenceSession?.create) throw new OnnxShrinkError('openForRuntime needs onnxruntime as its first argument (import * as ort from \'onnxruntime-web\')', 'BAD_OPTION');
     const { sessionOptions, expand: expandFirst = true, ...expandOptions } = options ?? {};
     if (typeof expandFirst !== 'boolean') throw new OnnxShrinkError(`option 'expand' should be a boolean, not ${typeof expandFirst}`, 'BAD_OPTION');
     let bytes;
     try {
-      bytes = expandFirst ? await expand(input, expandOptions) : await plainBytes(input);
+      bytes = expandFirst ? await expand(input, expandOptions) : await wholeBytes(input);
     } catch (e) {
       if (e instanceof OnnxShrinkError) throw e;
       throw new OnnxShrinkError(e.message, 'IO');

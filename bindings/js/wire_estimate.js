@@ -66,7 +66,6 @@ export function wireEstimator(rows, objective, brotliQuality = 9) {
   let rest = 0;
   return {
     cost,
-    tensors,
     calibrate(bits, realBytes) {
       rest = realBytes - tensors(bits);
     },
