@@ -3,6 +3,7 @@
 // Cancel, and the evidence: the plot of every point tried beside the plain modes and the original
 // tool's method, a slider (or a click) to pick a point, its numbers, and Save for its file.
 import { parseTarget } from './vendor/onnx-shrink/bindings/js/target.js';
+import { correctionText } from './vendor/onnx-shrink/bindings/js/target_table.js';
 import { errorMetric, formatError, targetPlot } from './target-plot.js';
 
 const $ = (id) => document.getElementById(id);
@@ -190,7 +191,8 @@ function probeText(v) {
     return 'Which tensors matter was predicted from one run of the original with its layers\' inputs and outputs as extra outputs ' +
            '(a large model: rounding one tensor at a time would have built too many files).';
   }
-  return v.probe === 'each' ? 'Which tensors matter was measured by rounding one tensor at a time.' : '';
+  const each = v.probe === 'each' ? 'Which tensors matter was measured by rounding one tensor at a time.' : '';
+  return [each, correctionText(v.biasCorrection, (x) => x.toPrecision(3))].filter(Boolean).join(' ');
 }
 
 // When the chosen point misses the target on the samples held back: said, as a warning.
@@ -332,7 +334,7 @@ export function targetEvidence() {
   const v = view;
   if (!v) return null;
   const point = ({ file, ...p }) => p;
-  return { target: v.target, decision: v.decision, objective: v.objective, brotliQuality: v.quality, met: v.met, estimated: v.estimated, probe: v.probe, why: v.why,
+  return { target: v.target, decision: v.decision, objective: v.objective, brotliQuality: v.quality, met: v.met, estimated: v.estimated, probe: v.probe, biasCorrection: v.biasCorrection, why: v.why,
            samples: v.samples, calibrate: v.calibrate, chosen: v.chosen, picked: v.picked, tensorBits: v.tensorBits,
            points: v.points.map(point), references: v.references.map(point) };
 }

@@ -9,7 +9,7 @@
 // with data files; null without samples) }.
 // Out: { type: 'progress', fraction, stage, detail }, then { type: 'result', ... } or
 // { type: 'error', code, message }.
-import { inspect, shrink } from './vendor/onnx-shrink/bindings/js/index.js';
+import { expand, inspect, shrink } from './vendor/onnx-shrink/bindings/js/index.js';
 import { makeEvaluator, parseTarget, searchTarget } from './vendor/onnx-shrink/bindings/js/target.js';
 import { sortFiles } from './files.js';
 import { ort } from './ort-web.js';
@@ -74,7 +74,7 @@ self.onmessage = async (event) => {
     const originalBytes = goal.kind === 'size' && goal.fraction !== undefined
       ? await sizeOf(model, (f) => progress(0, 'measuring the original', `${objective} ${Math.round(100 * f)} %`)) : undefined;
     const found = await searchTarget(original, {
-      engine: { shrink, inspect }, options, target: goal, objective, measure: evaluator?.measure, observe: evaluator?.observe, size, onProgress, originalBytes,
+      engine: { shrink, inspect, expand }, options, target: goal, objective, measure: evaluator?.measure, observe: evaluator?.observe, size, onProgress, originalBytes,
       brotliQuality: quality ?? undefined,
     });
     const t = found.target;
@@ -97,10 +97,10 @@ self.onmessage = async (event) => {
     }
     progress(1, 'done');
     post({
-      type: 'result', objective, quality, met: t.met, estimated: t.estimated, probe: t.probe ?? null, why: t.why ?? null, goal, originalBytes: originalBytes ?? null,
+      type: 'result', objective, quality, met: t.met, estimated: t.estimated, probe: t.probe ?? null, biasCorrection: t.biasCorrection ?? null, why: t.why ?? null, goal, originalBytes: originalBytes ?? null,
       samples: evaluator?.samples ?? 0, calibrate: evaluator?.calibrate ?? 0,
       chosen: t.points.indexOf(t.chosen), tensorBits: t.tensorBits ?? null,
-      points: t.points.map((p, i) => ({ step: p.step, bytes: p.bytes, raw: p.raw, predicted: p.predicted, file: tried[i],
+      points: t.points.map((p, i) => ({ step: p.step, biasesMoved: p.biasesMoved ?? 0, bytes: p.bytes, raw: p.raw, predicted: p.predicted, file: tried[i],
                                         measured: comparable(p.measured), heldOut: comparable(p.heldOut) })),
       references: refs,
     });

@@ -22,7 +22,7 @@ import { DATA_TYPE, float16, initializerValues, readGraph, withOutputs } from '.
 const WEIGHT_INPUTS = { Conv: [1], MatMul: [0, 1], Gemm: [1] };
 
 // Each large tensor's readers: { tensor, node, side (the weight's input index), x, y }.
-function readersOf(graph, names) {
+export function readersOf(graph, names) {
   const wanted = new Set(names);
   const readers = [];
   for (const node of graph.nodes) {

@@ -258,12 +258,22 @@ export interface TargetPoint {
   /** Measured on the calibration samples, and on the ones held back (null with one sample). */
   measured?: { relL2: number; maxAbs: number; agreement?: number };
   heldOut?: { relL2: number; maxAbs: number; agreement?: number } | null;
+  /** How many layers' biases the file has moved by the samples' channel means (absent: none). */
+  biasesMoved?: number;
 }
 
 export interface TargetResult extends ShrinkResult {
   target: { met: boolean; estimated: boolean; objective: string; points: TargetPoint[]; chosen: TargetPoint;
             /** How sensitivities were measured: one tensor at a time ('each'), or from one run's activations (large models); null without samples. */
             probe: 'each' | 'activations' | null;
+            /**
+             * The data-aware bias correction (with samples and the one-at-a-time probe; null when not
+             * tried): each point's rounding shifts its layers' output channels by the rounding
+             * errors times the samples' input channel means, and the biases (a Conv's B, added when
+             * it has none; a Gemm's C; a constant Add after a MatMul) are moved to undo it. `kept`:
+             * whether it lowered the first point's error on the calibration samples (`measured`).
+             */
+            biasCorrection: { layers: number; kept: boolean; measured: { without: { relL2: number }; with: { relL2: number } | null } } | null;
             /** The target as met: its kind and value; a size as `bytes` of the objective; 'default' with its `predicted` error. */
             goal: { kind: 'relL2' | 'maxAbs' | 'agree' | 'size' | 'default'; value?: number; bytes?: number; fraction?: number; predicted?: number };
             /** How many samples were calibrated on and held out (null without samples: `estimated`). */

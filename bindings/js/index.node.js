@@ -104,7 +104,7 @@ export async function shrinkToTarget(input, options = {}) {
   }
   try {
     const result = await searchTarget(input, {
-      engine: { shrink: api.shrink, inspect: api.inspect }, options: rest, target: goal, objective, measure, observe, onProgress,
+      engine: { shrink: api.shrink, inspect: api.inspect, expand: api.expand }, options: rest, target: goal, objective, measure, observe, onProgress,
       size: (bytes) => objectiveSizeLater(bytes, objective, 9),
       // Only a size given as a fraction of the original's needs it (brotli of 150 MB: 15 s).
       originalBytes: goal.kind === 'size' && goal.fraction !== undefined ? objectiveSize(input, objective, 9) : undefined,

@@ -73,7 +73,7 @@ function packedVarints(bytes, [from, to]) {
 const float32Bits = new DataView(new ArrayBuffer(4));
 
 function readNode(bytes, range) {
-  const node = { inputs: [], outputs: [], name: '', opType: '', attributes: {} };
+  const node = { inputs: [], outputs: [], name: '', opType: '', attributes: {}, range };
   fields(bytes, range[0], range[1], (n, wire, v) => {
     if (n === NODE.input && wire === WIRE.bytes) node.inputs.push(text(bytes, v));
     else if (n === NODE.output && wire === WIRE.bytes) node.outputs.push(text(bytes, v));
@@ -124,9 +124,9 @@ export function readGraph(model) {
   });
   if (!graph) throw new Error('the model has no graph');
   const out = { nodes: [], inputs: [], outputs: [], initializers: new Map(), range: graph.range, at: graph.at };
-  fields(model, graph.range[0], graph.range[1], (n, wire, v) => {
+  fields(model, graph.range[0], graph.range[1], (n, wire, v, at) => {
     if (wire !== WIRE.bytes) return;
-    if (n === GRAPH.node) out.nodes.push(readNode(model, v));
+    if (n === GRAPH.node) out.nodes.push({ ...readNode(model, v), at });
     else if (n === GRAPH.input) out.inputs.push(valueName(model, v));
     else if (n === GRAPH.output) out.outputs.push(valueName(model, v));
     else if (n === GRAPH.initializer) {
@@ -208,5 +208,48 @@ export function withOutputs(model, graph, outputs) {
   const out = new Uint8Array(graph.at + head.length + (to - from) + extra.length + (model.byteLength - to));
   let p = 0;
   for (const part of [model.subarray(0, graph.at), head, model.subarray(from, to), extra, model.subarray(to)]) out.set(part, p), (p += part.length);
+  return out;
+}
+
+/**
+ * A copy of `model` with its main graph edited (`graph`: readGraph(model)):
+ *  - `values`: [{ tensor, values }]: a float32 initializer's values (raw or packed float_data)
+ *    overwritten, the same count;
+ *  - `inputs`: [{ node, name }]: an input appended to a node (a Conv's missing bias);
+ *  - `initializers`: [{ name, dims, values }]: float32 initializers added.
+ */
+export function withEdits(model, graph, { values = [], inputs = [], initializers = [] }) {
+  const copy = new Uint8Array(model);  // a copy (a Buffer's slice() would be a view)
+  for (const { tensor, values: v } of values) {
+    const [from, to] = tensor.data?.raw ?? tensor.data?.floats ?? [];
+    if (tensor.dataType !== DATA_TYPE.float || tensor.external || to - from !== 4 * v.length) throw new Error(`'${tensor.name}' is not float32 data of ${v.length} values in this file`);
+    const view = new DataView(copy.buffer, copy.byteOffset + from, to - from);
+    v.forEach((x, i) => view.setFloat32(4 * i, x, true));
+  }
+  const encoder = new TextEncoder();
+  const added = new Map();
+  for (const { node, name } of inputs) added.set(node.range[0], [...(added.get(node.range[0]) ?? []), ...lengthDelimited(NODE.input, encoder.encode(name))]);
+  const parts = [];
+  let p = graph.range[0];
+  for (const node of graph.nodes) {
+    const extra = added.get(node.range[0]);
+    if (!extra) continue;
+    // The node's field (tag and length, from node.at) is written anew around the longer body.
+    parts.push(copy.subarray(p, node.at), Uint8Array.from(lengthDelimited(GRAPH.node, [...copy.subarray(...node.range), ...extra])));
+    p = node.range[1];
+  }
+  parts.push(copy.subarray(p, graph.range[1]));
+  for (const t of initializers) {
+    const raw = new Uint8Array(Float32Array.from(t.values).buffer);
+    const body = [...t.dims.flatMap((d) => [...varintBytes(TENSOR.dims * 8 + WIRE.varint), ...varintBytes(d)]),
+                  ...varintBytes(TENSOR.dataType * 8 + WIRE.varint), ...varintBytes(DATA_TYPE.float),
+                  ...lengthDelimited(TENSOR.name, encoder.encode(t.name)), ...lengthDelimited(TENSOR.rawData, raw)];
+    parts.push(Uint8Array.from(lengthDelimited(GRAPH.initializer, body)));
+  }
+  const length = parts.reduce((s, x) => s + x.length, 0);
+  const head = Uint8Array.from([...varintBytes(MODEL_GRAPH * 8 + WIRE.bytes), ...varintBytes(length)]);
+  const out = new Uint8Array(graph.at + head.length + length + (copy.byteLength - graph.range[1]));
+  let q = 0;
+  for (const part of [copy.subarray(0, graph.at), head, ...parts, copy.subarray(graph.range[1])]) out.set(part, q), (q += part.length);
   return out;
 }

@@ -21,7 +21,12 @@
 //     run; with the activation probe, a search guided by the predictions, guided_search.js, as each
 //     point of a large model costs seconds); without, the predicted error. The points measured are
 //     the evidence.
+//  5. With samples and the one-at-a-time probe, each point's biases can also take the shift that
+//     its rounding causes with the samples' channel means (bias_shift.js). The first point measured
+//     is built and measured both ways, and the correction is kept for the search only if it lowered
+//     the error on the calibration samples.
 import { activationGains } from './activation_probe.js';
+import { biasCorrector } from './bias_shift.js';
 import { guidedSearch } from './guided_search.js';
 import { OutputComparison, carryOver, sampleFeeds } from './verify.js';
 import { wireEstimator } from './wire_estimate.js';
@@ -150,7 +155,9 @@ export function chooseProbe(rows, modelBytes) {
 // The predicted squared relative output error each tensor adds per unit of its weight noise power.
 // `probe`: 'each' or 'activations' (chooseProbe's choice when not given); `observe`: as
 // makeEvaluator's, for the activation probe.
-export async function sensitivities(rows, { shrink, model, options, measure, observe, probe, progress }) {
+// `corrected(made)`: the probe's file with its biases moved (bias_shift.js), measured beside it:
+// `correctedGains` are then the gains with the correction.
+export async function sensitivities(rows, { shrink, model, options, measure, observe, probe, progress, corrected }) {
   if (!measure) return { estimated: true, probe: null, gains: rows.map(() => 1 / rows.length) };
   probe ??= observe ? chooseProbe(rows, model.byteLength) : 'each';
   if (!PROBES.includes(probe)) throw new Error(`the probe is ${oneOf(PROBES)}, not '${probe}'`);
@@ -158,16 +165,21 @@ export async function sensitivities(rows, { shrink, model, options, measure, obs
     if (!observe) throw new Error('the activation probe runs the model on the samples: give observe (makeEvaluator\'s)');
     return { estimated: false, probe, gains: await activationGains(model, rows.map((r) => r.name), observe, progress) };
   }
-  const gains = [];
+  const gains = [], correctedGains = [];
   for (const [k, row] of rows.entries()) {
     progress(k / rows.length, 'measuring how much each tensor moves the outputs');
     const exclude = rows.filter((r) => r !== row).map((r) => r.name);
-    const probe = await shrink(model, { ...options, tensorBits: { [row.name]: PROBE_BITS }, exclude: [...(options.exclude ?? []), ...exclude], small: 'keep' });
-    const { calibration } = await measure(probe.model);
+    const settings = { ...options, tensorBits: { [row.name]: PROBE_BITS }, exclude: [...(options.exclude ?? []), ...exclude], small: 'keep' };
+    const made = await shrink(model, settings);
     const noise = row.at[PROBE_BITS].noise;
-    gains.push(noise > 0 ? calibration.relL2 ** 2 / noise : 0);
+    const gain = async (file) => (noise > 0 ? (await measure(file)).calibration.relL2 ** 2 / noise : 0);
+    gains.push(await gain(made.model));
+    if (corrected) {
+      const fixed = await corrected({ ...made, tensorBits: settings.tensorBits }, settings);
+      correctedGains.push(fixed ? await gain(fixed.model) : gains.at(-1));
+    }
   }
-  return { estimated: false, probe, gains };
+  return { estimated: false, probe, gains, ...(corrected ? { correctedGains } : {}) };
 }
 
 // The greedy path: configurations (bits per tensor) from the most bytes to the fewest; `cost(d)`: a
@@ -251,7 +263,21 @@ async function searchPath(model, { engine, options = {}, target, objective = 'br
   const stage = (from, to) => (f, what) => onProgress?.(from + (to - from) * f, what);
   const rows = await depthTable(engine.inspect, model, options, stage(0, 0.2));
   if (!rows.length) throw new Error('no tensor of this model takes codes of 2 to 10 bits: nothing for a target to choose');
-  const { estimated, probe: probed, gains } = await sensitivities(rows, { shrink: engine.shrink, model, options, measure, observe, probe, progress: stage(0.2, 0.6) });
+  // The data-aware bias correction (step 5), for the one-at-a-time probe: null without it.
+  const probing = measure ? probe ?? (observe ? chooseProbe(rows, model.byteLength) : 'each') : null;
+  const correction = probing === 'each' && observe && engine.expand ? await biasCorrector(model, rows.map((r) => r.name), observe) : null;
+  const corrected = async (made, settings = options) => {
+    const edited = correction.correct(await engine.expand(made.model));
+    return edited && { ...(await engine.shrink(edited, { ...settings, tensorBits: made.tensorBits })), tensorBits: made.tensorBits, biasesMoved: correction.layers };
+  };
+  const sensed = await sensitivities(rows, { shrink: engine.shrink, model, options, measure, observe, probe: probing ?? probe, progress: stage(0.2, 0.6),
+                                             corrected: correction ? corrected : undefined });
+  const { estimated, probe: probed } = sensed;
+  // The path follows the gains with the correction when it lowers them overall; the first point
+  // measured then decides whether the files take it (buildAndMeasure).
+  const sum = (g) => g.reduce((a, b) => a + b, 0);
+  const gains = correction && sum(sensed.correctedGains) < sum(sensed.gains) ? sensed.correctedGains : sensed.gains;
+  if (correction) correction.kept = null, (correction.probes = { without: sum(sensed.gains), with: sum(sensed.correctedGains) });
   if (target.kind === 'default') {
     // Without samples: the default's own estimated error, under the same estimates.
     const report = await engine.inspect(model, options);
@@ -265,17 +291,29 @@ async function searchPath(model, { engine, options = {}, target, objective = 'br
     const made = await engine.shrink(model, { ...options, tensorBits });
     return { ...made, tensorBits };
   };
+  // A point's file, its size (started once the file is known: Node's zlib compresses on another
+  // thread, beside the measures) and its measurements, with the correction when it is kept
+  // (decided at the first point).
+  const buildAndMeasure = async (p) => {
+    const plain = await build(p);
+    const settle = async (made, measured) => ({ made, sizing: size(made.model), measured: measured ?? (measure ? await measure(made.model) : null) });
+    if (!measure || !correction || correction.kept === false) return settle(plain);
+    if (correction.kept) return settle((await corrected(plain)) ?? plain);
+    const measured = await measure(plain.model);
+    const fixed = await corrected(plain);
+    const other = fixed && (await measure(fixed.model));
+    correction.kept = Boolean(other) && badness(target, other.calibration) < badness(target, measured.calibration);
+    correction.measured = { without: measured.calibration, with: other?.calibration ?? null };
+    return correction.kept ? settle(fixed, other) : settle(plain, measured);
+  };
   const points = [];
   let calibrated = null;
   const evaluate = async (k) => {
-    const made = await build(path[k]);
-    // Sized beside the measure and the next points (Node's zlib compresses on another thread); a
-    // size target needs the bytes at once, an error target once the search is over (`sized`).
-    const sizing = size(made.model);
-    const measured = measure ? await measure(made.model) : null;
-    // estimatedBytes: set once the first point's size is known (it calibrates the estimate).
+    // A size target needs the bytes at once, an error target once the search is over (`sized`).
+    const { made, measured, sizing } = await buildAndMeasure(path[k]);
     const point = { step: k, predicted: path[k].predicted, estimatedBytes: undefined, bytes: bySize ? await sizing : sizing,
-                    raw: made.model.byteLength, ...(measured ? { measured: measured.calibration, heldOut: measured.heldOut } : {}) };
+                    raw: made.model.byteLength, ...(measured ? { measured: measured.calibration, heldOut: measured.heldOut } : {}),
+                    ...(made.biasesMoved ? { biasesMoved: made.biasesMoved } : {}) };
     if (!points.length) calibrated = Promise.resolve(point.bytes).then((b) => wire.calibrate(path[k].bits, b));
     points.push(point);
     return { made, point };
@@ -311,7 +349,7 @@ async function searchPath(model, { engine, options = {}, target, objective = 'br
       onStep: (f) => progress(GUIDED_SHARE * f, 'building and measuring candidates'),
     });
     const why = met ? undefined : bySize ? `even every tensor at 2 bits is larger than ${goal} bytes` : 'even every tensor at 10 bits misses the target';
-    return sized({ ...chosen.made, target: { met, estimated, probe: probed, objective, goal: aim, points, chosen: chosen.point,
+    return sized({ ...chosen.made, target: { met, estimated, probe: probed, biasCorrection: correctionSummary(correction), objective, goal: aim, points, chosen: chosen.point,
                                              ...(met ? { tensorBits: chosen.made.tensorBits } : { why }) } }, GUIDED_SHARE);
   }
   let steps = 0;
@@ -321,7 +359,7 @@ async function searchPath(model, { engine, options = {}, target, objective = 'br
   progress(++steps / total, 'building and measuring candidates');
   if (!ok(first.point)) {
     const why = bySize ? `even every tensor at 2 bits is larger than ${goal} bytes` : 'even every tensor at 10 bits misses the target';
-    return sized({ ...first.made, target: { met: false, estimated, probe: probed, objective, goal: aim, points, chosen: first.point, why } });
+    return sized({ ...first.made, target: { met: false, estimated, probe: probed, biasCorrection: correctionSummary(correction), objective, goal: aim, points, chosen: first.point, why } });
   }
   let chosen = first;
   while (lo < hi) {
@@ -332,7 +370,7 @@ async function searchPath(model, { engine, options = {}, target, objective = 'br
     else if (bySize) lo = mid + 1;
     else hi = mid - 1;
   }
-  return sized({ ...chosen.made, target: { met: true, estimated, probe: probed, objective, goal: aim, points, chosen: chosen.point, tensorBits: chosen.made.tensorBits } });
+  return sized({ ...chosen.made, target: { met: true, estimated, probe: probed, biasCorrection: correctionSummary(correction), objective, goal: aim, points, chosen: chosen.point, tensorBits: chosen.made.tensorBits } });
 }
 
 // With the activation probe, the guided search stops when the points either side of the boundary
@@ -341,6 +379,12 @@ export const GUIDED_BYTES_TOLERANCE = 0.01;
 // The guided search's share of its stage's progress; the points' sizes that it left to compress
 // take the rest.
 const GUIDED_SHARE = 0.9;
+
+// What the evidence says of the bias correction: the layers it can move, whether the search kept
+// it, and the first point's error on the calibration samples without and with it.
+function correctionSummary(c) {
+  return c && c.kept !== null ? { layers: c.layers, kept: c.kept, measured: c.measured } : null;
+}
 
 // How far measurements are from meeting an error target, as a number that grows with the error.
 function badness(target, m) {

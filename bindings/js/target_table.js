@@ -30,6 +30,17 @@ function reached(goal, point, formatBytes, objective) {
 }
 
 /**
+ * A sentence on the data-aware bias correction (target.js, bias_shift.js), or '' when it was not
+ * tried. `error(x)`: how an error is written.
+ */
+export function correctionText(c, error) {
+  if (!c) return '';
+  const how = `the first point's calibration rel. L2 ${error(c.measured.without.relL2)} without, ${c.measured.with ? error(c.measured.with.relL2) : '-'} with`;
+  return c.kept ? `Biases of ${c.layers} layers moved by the samples' channel means, against the shift each point's rounding causes (${how}).`
+                : `Moving biases by the samples' channel means did not lower the error, so no file has it (${how}).`;
+}
+
+/**
  * The table's lines. `target`: shrinkToTarget's result.target; `text`: the target as given
  * (agree=0.999); `decision`: as given, or undefined; `name`: the file as shown; `formatBytes(n,
  * digits)`: the CLI's sizes.
@@ -53,6 +64,8 @@ export function evidenceLines(target, { text, decision, name, formatBytes }) {
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
   const format = (cells) => `  ${cells.map((c, i) => (i < head.length ? c.padStart(widths[i]) : c)).join('  ')}`.trimEnd();
   lines.push(format(head), ...rows.map(format));
+  const moved = correctionText(target.biasCorrection, error);
+  if (moved) lines.push(moved);
   const kind = estimated ? 'These are estimates (no samples): give --input to measure.' : 'These are measurements.';
   if (!target.met) {
     lines.push(`target NOT met: ${target.why}; nothing written. ${kind}`);

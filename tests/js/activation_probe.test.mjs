@@ -10,30 +10,7 @@ import { inspect, objectiveSize, shrink } from '../../bindings/js/index.node.js'
 import { readGraph, withOutputs } from '../../bindings/js/onnx_graph.js';
 import { PROBE_BITS, chooseProbe, makeEvaluator, searchTarget, sensitivities } from '../../bindings/js/target.js';
 
-// --- a small ONNX model, written field by field (onnx.proto's numbers) ---
-const varint = (v) => {
-  const out = [];
-  while (v >= 128) out.push((v % 128) | 128), (v = Math.floor(v / 128));
-  return [...out, v];
-};
-const field = (n, body) => [...varint(n * 8 + 2), ...varint(body.length), ...body];
-const number = (n, v) => [...varint(n * 8), ...varint(v)];
-const str = (n, s) => field(n, [...new TextEncoder().encode(s)]);
-const FLOAT = 1;
-const tensor = (name, dims, values) => [...dims.flatMap((d) => number(1, d)), ...number(2, FLOAT), ...str(8, name),
-                                        ...field(9, [...new Uint8Array(Float32Array.from(values).buffer)])];
-const valueInfo = (name, dims) => [...str(1, name), ...field(2, field(1, [...number(1, FLOAT), ...field(2, dims.flatMap((d) => field(1, number(1, d))))]))];
-const intAttribute = (name, v) => [...str(1, name), ...number(3, v), ...number(20, 2)];
-const intsAttribute = (name, vs) => [...str(1, name), ...vs.flatMap((v) => number(8, v)), ...number(20, 7)];
-const node = (op, inputs, outputs, attributes = []) => [...inputs.flatMap((i) => str(1, i)), ...outputs.flatMap((o) => str(2, o)), ...str(3, outputs[0]),
-                                                        ...str(4, op), ...attributes.flatMap((a) => field(5, a))];
-
-// Seeded normal values (xorshift32 and Box-Muller).
-function normals(count, seed, scale = 1) {
-  let s = seed >>> 0 || 1;
-  const uniform = () => ((s ^= s << 13), (s ^= s >>> 17), (s ^= s << 5), ((s >>> 0) + 0.5) / 2 ** 32);
-  return Array.from({ length: count }, () => scale * Math.sqrt(-2 * Math.log(uniform())) * Math.cos(2 * Math.PI * uniform()));
-}
+import { FLOAT, field, intAttribute, intsAttribute, node, normals, number, str, tensor, valueInfo } from './onnx_writer.mjs';
 
 // a [4, 128] -> MatMul(A) -> ya, and Gemm(B, transB, a bias of 10: the products are a small part of
 // yb, so B's rounding moves yb little) -> yb; x [1, 64, 8, 8] -> Conv(W, 2 groups) -> yc.
