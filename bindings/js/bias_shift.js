@@ -16,29 +16,34 @@
 import { DATA_TYPE, initializerValues, readGraph, withEdits, withOutputs } from './onnx_graph.js';
 import { readersOf } from './activation_probe.js';
 
-// Per-channel sums of a Conv's input (axis 1) or a MatMul's or Gemm's (the last axis) over samples.
+// Per-channel sums of a Conv's input (axis 1) or a MatMul's or Gemm's (the last axis), per sample.
 class ChannelMeans {
   constructor(axis) {
     this.axis = axis;
-    this.sums = null;
-    this.counts = 0;
+    this.samples = [];  // [{ sums, count }]
   }
 
-  add(tensor) {
+  add(tensor, sample) {
     if (tensor.type !== 'float32') return false;
     const dims = tensor.dims.map(Number), data = tensor.data;
     const axis = this.axis === 'last' ? dims.length - 1 : 1;
     if (dims.length <= axis) return false;
     const c = dims[axis], inner = dims.slice(axis + 1).reduce((a, b) => a * b, 1);
-    if (this.sums && this.sums.length !== c) return false;
-    this.sums ??= new Float64Array(c);
-    for (let i = 0; i < data.length; i++) this.sums[Math.floor(i / inner) % c] += data[i];
-    this.counts += data.length / c;
+    if (this.samples.some((s) => s.sums.length !== c)) return false;
+    const sums = new Float64Array(c);
+    for (let i = 0; i < data.length; i++) sums[Math.floor(i / inner) % c] += data[i];
+    this.samples[sample] = { sums, count: data.length / c };
     return true;
   }
 
-  means() {
-    return this.sums && this.counts ? this.sums.map((s) => s / this.counts) : null;
+  // The means over these samples (indices; all when not given).
+  means(which) {
+    const picked = [...(which ?? this.samples.keys())].map((k) => this.samples[k]).filter(Boolean);
+    const count = picked.reduce((a, s) => a + s.count, 0);
+    if (!picked.length || !count) return null;
+    const out = new Float64Array(picked[0].sums.length);
+    for (const s of picked) s.sums.forEach((v, c) => (out[c] += v));
+    return out.map((v) => v / count);
   }
 }
 
@@ -130,21 +135,26 @@ export async function biasCorrector(model, names, observe) {
   const sums = new Map(readers.map((r) => [r.x, new ChannelMeans(r.node.opType === 'Conv' ? 'channel' : 'last')]));
   const present = new Set([...graph.inputs, ...graph.outputs]);
   const extra = [...sums.keys()].filter((name) => !present.has(name)).map((name) => ({ name, elemType: DATA_TYPE.float }));
-  await observe(withOutputs(model, graph, extra), (feeds, outputs) => {
+  let sample = 0, calibrate = 0;
+  await observe(withOutputs(model, graph, extra), (feeds, outputs, samples) => {
     for (const [name, m] of sums) {
       const t = outputs[name] ?? feeds[name];
-      if (!t || !m.add(t)) sums.delete(name);
+      if (!t || !m.add(t, sample)) sums.delete(name);
     }
+    sample++, (calibrate = samples);
   });
   const originals = new Map();
   const valuesOf = (name) => originals.get(name) ?? originals.set(name, initializerValues(model, graph.initializers.get(name))).get(name);
   return {
     layers: readers.filter((r) => sums.has(r.x)).length,
-    correct(expanded) {
+    /** How many calibration samples the means come from. */
+    samples: calibrate,
+    /** `from`: the calibration samples whose means to use (indices; all when not given). */
+    correct(expanded, from) {
       const after = readGraph(expanded);
       const edits = { values: [], inputs: [], initializers: [] };
       for (const r of readers) {
-        const means = sums.get(r.x)?.means();
+        const means = sums.get(r.x)?.means(from);
         const w = valuesOf(r.tensor), q = after.initializers.get(r.tensor) && initializerValues(expanded, after.initializers.get(r.tensor));
         if (!means || !w || !q || q.length !== w.length) continue;
         const e = q.map((v, i) => v - w[i]);

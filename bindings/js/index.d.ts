@@ -271,9 +271,11 @@ export interface TargetResult extends ShrinkResult {
              * tried): each point's rounding shifts its layers' output channels by the rounding
              * errors times the samples' input channel means, and the biases (a Conv's B, added when
              * it has none; a Gemm's C; a constant Add after a MatMul) are moved to undo it. `kept`:
-             * whether it lowered the first point's error on the calibration samples (`measured`).
+             * whether it held on samples the means did not come from: every tensor at `bits`, each
+             * half of the calibration samples corrected by the other half's means, the error
+             * (the target's measure) `without` and `with` it (`measured` null with one sample).
              */
-            biasCorrection: { layers: number; kept: boolean; measured: { without: { relL2: number }; with: { relL2: number } | null } } | null;
+            biasCorrection: { layers: number; kept: boolean; measured: { without: number; with: number; bits: number } | null } | null;
             /** The target as met: its kind and value; a size as `bytes` of the objective; 'default' with its `predicted` error. */
             goal: { kind: 'relL2' | 'maxAbs' | 'agree' | 'size' | 'default'; value?: number; bytes?: number; fraction?: number; predicted?: number };
             /** How many samples were calibrated on and held out (null without samples: `estimated`). */

@@ -22,9 +22,9 @@
 //     point of a large model costs seconds); without, the predicted error. The points measured are
 //     the evidence.
 //  5. With samples and the one-at-a-time probe, each point's biases can also take the shift that
-//     its rounding causes with the samples' channel means (bias_shift.js). The first point measured
-//     is built and measured both ways, and the correction is kept for the search only if it lowered
-//     the error on the calibration samples.
+//     its rounding causes with the samples' channel means (bias_shift.js), if that holds on samples
+//     the means did not come from (crossCheck: two halves of the calibration samples, each
+//     corrected by the other's means). Then the probes, the path and every point take it.
 import { activationGains } from './activation_probe.js';
 import { biasCorrector } from './bias_shift.js';
 import { guidedSearch } from './guided_search.js';
@@ -112,10 +112,11 @@ export async function makeEvaluator(ort, original, inputs, { feedBack = {}, deci
     samples: count,
     calibrate,
     observe,
-    async measure(model) {
+    // `only`: the calibration samples to count (indices; all when not given).
+    async measure(model, { only } = {}) {
       const outputs = await run(model);
       const cal = new OutputComparison(decision), held = new OutputComparison(decision);
-      outputs.forEach((o, k) => (k < calibrate ? cal : held).add(reference[k], o));
+      outputs.forEach((o, k) => (k >= calibrate ? held.add(reference[k], o) : !only || only.includes(k) ? cal.add(reference[k], o) : null));
       return { calibration: summary(cal), heldOut: count > calibrate ? summary(held) : null };
     },
   };
@@ -263,21 +264,24 @@ async function searchPath(model, { engine, options = {}, target, objective = 'br
   const stage = (from, to) => (f, what) => onProgress?.(from + (to - from) * f, what);
   const rows = await depthTable(engine.inspect, model, options, stage(0, 0.2));
   if (!rows.length) throw new Error('no tensor of this model takes codes of 2 to 10 bits: nothing for a target to choose');
+  const build = async (p) => {
+    const tensorBits = Object.fromEntries(rows.map((r, i) => [r.name, p.bits[i]]));
+    const made = await engine.shrink(model, { ...options, tensorBits });
+    return { ...made, tensorBits };
+  };
   // The data-aware bias correction (step 5), for the one-at-a-time probe: null without it.
   const probing = measure ? probe ?? (observe ? chooseProbe(rows, model.byteLength) : 'each') : null;
   const correction = probing === 'each' && observe && engine.expand ? await biasCorrector(model, rows.map((r) => r.name), observe) : null;
-  const corrected = async (made, settings = options) => {
-    const edited = correction.correct(await engine.expand(made.model));
+  const corrected = async (made, settings = options, from = undefined) => {
+    const edited = correction.correct(await engine.expand(made.model), from);
     return edited && { ...(await engine.shrink(edited, { ...settings, tensorBits: made.tensorBits })), tensorBits: made.tensorBits, biasesMoved: correction.layers };
   };
-  const sensed = await sensitivities(rows, { shrink: engine.shrink, model, options, measure, observe, probe: probing ?? probe, progress: stage(0.2, 0.6),
-                                             corrected: correction ? corrected : undefined });
+  if (correction) await crossCheck(correction, { rows, build, corrected, measure, target });
+  const keep = correction?.kept ? corrected : undefined;
+  const sensed = await sensitivities(rows, { shrink: engine.shrink, model, options, measure, observe, probe: probing ?? probe, progress: stage(0.2, 0.6), corrected: keep });
   const { estimated, probe: probed } = sensed;
-  // The path follows the gains with the correction when it lowers them overall; the first point
-  // measured then decides whether the files take it (buildAndMeasure).
-  const sum = (g) => g.reduce((a, b) => a + b, 0);
-  const gains = correction && sum(sensed.correctedGains) < sum(sensed.gains) ? sensed.correctedGains : sensed.gains;
-  if (correction) correction.kept = null, (correction.probes = { without: sum(sensed.gains), with: sum(sensed.correctedGains) });
+  // The path follows the gains with the correction when it is kept.
+  const gains = keep ? sensed.correctedGains : sensed.gains;
   if (target.kind === 'default') {
     // Without samples: the default's own estimated error, under the same estimates.
     const report = await engine.inspect(model, options);
@@ -286,25 +290,13 @@ async function searchPath(model, { engine, options = {}, target, objective = 'br
   // Each point's bytes estimated (wire_estimate.js), the rest of the file calibrated on the first built.
   const wire = wireEstimator(rows, objective, brotliQuality);
   const path = descent(rows, gains, wire.cost);
-  const build = async (p) => {
-    const tensorBits = Object.fromEntries(rows.map((r, i) => [r.name, p.bits[i]]));
-    const made = await engine.shrink(model, { ...options, tensorBits });
-    return { ...made, tensorBits };
-  };
   // A point's file, its size (started once the file is known: Node's zlib compresses on another
   // thread, beside the measures) and its measurements, with the correction when it is kept
   // (decided at the first point).
   const buildAndMeasure = async (p) => {
     const plain = await build(p);
-    const settle = async (made, measured) => ({ made, sizing: size(made.model), measured: measured ?? (measure ? await measure(made.model) : null) });
-    if (!measure || !correction || correction.kept === false) return settle(plain);
-    if (correction.kept) return settle((await corrected(plain)) ?? plain);
-    const measured = await measure(plain.model);
-    const fixed = await corrected(plain);
-    const other = fixed && (await measure(fixed.model));
-    correction.kept = Boolean(other) && badness(target, other.calibration) < badness(target, measured.calibration);
-    correction.measured = { without: measured.calibration, with: other?.calibration ?? null };
-    return correction.kept ? settle(fixed, other) : settle(plain, measured);
+    const made = correction?.kept ? (await corrected(plain)) ?? plain : plain;
+    return { made, sizing: size(made.model), measured: measure ? await measure(made.model) : null };
   };
   const points = [];
   let calibrated = null;
@@ -381,9 +373,35 @@ export const GUIDED_BYTES_TOLERANCE = 0.01;
 const GUIDED_SHARE = 0.9;
 
 // What the evidence says of the bias correction: the layers it can move, whether the search kept
-// it, and the first point's error on the calibration samples without and with it.
+// it, and the cross-check's errors without and with it.
 function correctionSummary(c) {
-  return c && c.kept !== null ? { layers: c.layers, kept: c.kept, measured: c.measured } : null;
+  return c ? { layers: c.layers, kept: c.kept, measured: c.measured } : null;
+}
+
+// The depth every tensor gets for the cross-check (the default's codes).
+export const CROSS_CHECK_BITS = 8;
+
+// Whether the bias correction holds on samples its means did not come from: the calibration samples
+// in two halves, each point's file corrected with one half's means and measured on the other half,
+// against the uncorrected file on the same halves (every tensor at CROSS_CHECK_BITS). Kept only if
+// the summed squared error falls; not tried with one calibration sample (nothing to check it on).
+async function crossCheck(correction, { rows, build, corrected, measure, target }) {
+  correction.kept = false;
+  correction.measured = null;
+  const n = correction.samples;
+  if (n < 2) return;
+  const halves = [[...Array(Math.ceil(n / 2)).keys()], [...Array(n).keys()].slice(Math.ceil(n / 2))];
+  const plain = await build({ bits: rows.map(() => CROSS_CHECK_BITS) });
+  let without = 0, withIt = 0;
+  for (const [k, from] of halves.entries()) {
+    const on = halves[1 - k];
+    const fixed = await corrected(plain, undefined, from);
+    if (!fixed) return;
+    without += badness(target, (await measure(plain.model, { only: on })).calibration) ** 2;
+    withIt += badness(target, (await measure(fixed.model, { only: on })).calibration) ** 2;
+  }
+  correction.measured = { without: Math.sqrt(without / 2), with: Math.sqrt(withIt / 2), bits: CROSS_CHECK_BITS };
+  correction.kept = withIt < without;
 }
 
 // How far measurements are from meeting an error target, as a number that grows with the error.

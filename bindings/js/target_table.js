@@ -35,9 +35,11 @@ function reached(goal, point, formatBytes, objective) {
  */
 export function correctionText(c, error) {
   if (!c) return '';
-  const how = `the first point's calibration rel. L2 ${error(c.measured.without.relL2)} without, ${c.measured.with ? error(c.measured.with.relL2) : '-'} with`;
+  if (!c.measured) return `Biases were not moved by the samples' channel means: that needs two or more calibration samples, to check it on samples the means did not come from.`;
+  const how = `every tensor at ${c.measured.bits} bits, each half of the calibration samples corrected by the other half's means: ` +
+              `the target's measure ${error(c.measured.without)} without, ${error(c.measured.with)} with`;
   return c.kept ? `Biases of ${c.layers} layers moved by the samples' channel means, against the shift each point's rounding causes (${how}).`
-                : `Moving biases by the samples' channel means did not lower the error, so no file has it (${how}).`;
+                : `Biases were not moved by the samples' channel means: it did not hold on samples the means did not come from (${how}).`;
 }
 
 /**

@@ -107,7 +107,7 @@ test('the correction removes the shift of the output channels that rounding caus
   assert.ok(b.calibration.relL2 < a.calibration.relL2, `${a.calibration.relL2} -> ${b.calibration.relL2}`);
 });
 
-test('target mode keeps the correction where it lowers the error, says so, and needs fewer bytes for it', async () => {
+test('target mode keeps the correction where it holds on samples its means did not come from, says so, and needs fewer bytes for it', async () => {
   const evaluator = await makeEvaluator(ort, original, samplesOf());
   const search = (engine) => searchTarget(original, { engine, target: { kind: 'relL2', value: 0.02 }, measure: evaluator.measure, observe: evaluator.observe,
                                                        size: (bytes) => objectiveSize(bytes, 'brotli', 9) });
@@ -116,10 +116,20 @@ test('target mode keeps the correction where it lowers the error, says so, and n
   const c = withIt.target.biasCorrection;
   assert.equal(c.layers, 3);
   assert.equal(c.kept, true);
-  assert.ok(c.measured.with.relL2 < c.measured.without.relL2);
+  assert.ok(c.measured.with < c.measured.without && c.measured.bits === 8, JSON.stringify(c));
   assert.equal(without.target.biasCorrection, null);
   assert.ok(withIt.target.met && without.target.met);
   assert.ok(withIt.target.points.every((p) => p.biasesMoved === 3));
   assert.deepEqual((await evaluator.measure(withIt.model)).calibration.relL2, withIt.target.chosen.measured.relL2);
   assert.ok(withIt.target.chosen.bytes < without.target.chosen.bytes, `${withIt.target.chosen.bytes} against ${without.target.chosen.bytes}`);
+});
+
+test('with one calibration sample the correction is not tried: nothing to check it on', async () => {
+  const one = samplesOf().map((s) => ({ ...s, bytes: s.bytes.slice(0, s.bytes.byteLength / SAMPLES) }));
+  const evaluator = await makeEvaluator(ort, original, one);
+  assert.equal(evaluator.calibrate, 1);
+  const found = await searchTarget(original, { engine: { shrink, inspect, expand }, target: { kind: 'relL2', value: 0.02 }, measure: evaluator.measure,
+                                               observe: evaluator.observe, size: (bytes) => objectiveSize(bytes, 'brotli', 9) });
+  assert.deepEqual(found.target.biasCorrection, { layers: 3, kept: false, measured: null });
+  assert.ok(found.target.points.every((p) => p.biasesMoved === undefined));
 });

@@ -43,7 +43,7 @@ function tableRows(text) {
   const lines = text.split('\n');
   const head = lines.findIndex((l) => /^ +(brotli -q 9|gzip -9|raw) /.test(l));
   assert.ok(head > 0, text);
-  const end = lines.findIndex((l, i) => i > head && l.startsWith('target '));
+  const end = lines.findIndex((l, i) => i > head && !l.startsWith(' '));  // the bias line or the verdict
   return lines.slice(head + 1, end);
 }
 
@@ -123,6 +123,9 @@ test('agree=0.999 on PP-OCR det: progress, the evidence table, the file of the c
   assert.match(text, /\n +brotli -q 9 +raw +rel\. L2 +max abs +kept +held-out rel\. L2 +held-out max abs +held-out kept\n/);
   const rows = tableRows(text);
   assert.equal(rows.length, t.points.length, rows.join('\n'));
+  // One calibration sample: the bias correction is not tried, and the table says why.
+  assert.deepEqual(t.biasCorrection, { layers: 18, kept: false, measured: null });
+  assert.match(text, /\nBiases were not moved by the samples' channel means: that needs two or more calibration samples/);
   const chosen = rows.filter((l) => l.endsWith('  chosen'));
   assert.equal(chosen.length, 1, rows.join('\n'));
   const share = (a) => `${(100 * a).toFixed(3)} %`;
