@@ -3,7 +3,7 @@
 // Cancel, and the evidence: the plot of every point tried beside the plain modes and the original
 // tool's method, a slider (or a click) to pick a point, its numbers, and Save for its file.
 import { parseTarget } from './vendor/onnx-shrink/bindings/js/target.js';
-import { correctionText } from './vendor/onnx-shrink/bindings/js/target_table.js';
+import { SCHEME_NAMES, correctionText } from './vendor/onnx-shrink/bindings/js/target_table.js';
 import { errorMetric, formatError, targetPlot } from './target-plot.js';
 
 const $ = (id) => document.getElementById(id);
@@ -192,7 +192,8 @@ function probeText(v) {
            '(a large model: rounding one tensor at a time would have built too many files).';
   }
   const each = v.probe === 'each' ? 'Which tensors matter was measured by rounding one tensor at a time.' : '';
-  return [each, correctionText(v.biasCorrection, (x) => x.toPrecision(3))].filter(Boolean).join(' ');
+  const twice = v.scheme ? `It searched with the default's codes and with plain per-channel codes; the chosen file has ${v.scheme === 'auto' ? 'the default\'s' : 'per-channel'} codes.` : '';
+  return [each, correctionText(v.biasCorrection, (x) => x.toPrecision(3)), twice].filter(Boolean).join(' ');
 }
 
 // When the chosen point misses the target on the samples held back: said, as a warning.
@@ -264,12 +265,15 @@ function measuredText(m, percentOnly = false) {
   return parts.join(', ');
 }
 
+// Which codes a point has, when the search tried more than one kind (target.js: better()).
+const codesText = (p) => (p.scheme ? `, ${SCHEME_NAMES[p.scheme] ?? p.scheme} codes` : '');
+
 function renderPicked() {
   const v = view, i = v.picked, p = v.points[i];
   const box = $('target-picked');
   const position = v.order.indexOf(i) + 1;
   const lines = [
-    `Point ${position} of ${v.points.length} by size${i === v.chosen ? ', the one chosen' : ''}: ${page.formatBytes(p.bytes)} ` +
+    `Point ${position} of ${v.points.length} by size${i === v.chosen ? ', the one chosen' : ''}${codesText(p)}: ${page.formatBytes(p.bytes)} ` +
     `(${wire(v)}${v.objective === 'raw' ? '' : `; ${page.formatBytes(p.raw)} uncompressed`}), ${v.references.map((r) => against(p.bytes, r)).join(', ')}.`,
   ];
   if (p.measured) {
@@ -307,7 +311,7 @@ function renderTable() {
   const body = v.order.map((i, k) => {
     const tr = document.createElement('tr');
     tr.dataset.index = String(i);
-    tr.append(...row(v.points[i], `${k + 1}${i === v.chosen ? ' (chosen)' : ''}`));
+    tr.append(...row(v.points[i], `${k + 1}${i === v.chosen ? ' (chosen)' : ''}${codesText(v.points[i])}`));
     tr.cells[0].scope = 'row';
     return tr;
   });
@@ -334,7 +338,7 @@ export function targetEvidence() {
   const v = view;
   if (!v) return null;
   const point = ({ file, ...p }) => p;
-  return { target: v.target, decision: v.decision, objective: v.objective, brotliQuality: v.quality, met: v.met, estimated: v.estimated, probe: v.probe, biasCorrection: v.biasCorrection, why: v.why,
+  return { target: v.target, decision: v.decision, objective: v.objective, brotliQuality: v.quality, met: v.met, estimated: v.estimated, probe: v.probe, biasCorrection: v.biasCorrection, scheme: v.scheme, why: v.why,
            samples: v.samples, calibrate: v.calibrate, chosen: v.chosen, picked: v.picked, tensorBits: v.tensorBits,
            points: v.points.map(point), references: v.references.map(point) };
 }

@@ -260,6 +260,8 @@ export interface TargetPoint {
   heldOut?: { relL2: number; maxAbs: number; agreement?: number } | null;
   /** How many layers' biases the file has moved by the samples' channel means (absent: none). */
   biasesMoved?: number;
+  /** When the search ran with two kinds of codes: which this point has ('auto' or 'channel'). */
+  scheme?: 'auto' | 'channel';
 }
 
 export interface TargetResult extends ShrinkResult {
@@ -275,6 +277,14 @@ export interface TargetResult extends ShrinkResult {
              * half of the calibration samples corrected by the other half's means, the error
              * (the target's measure) `without` and `with` it (`measured` null with one sample).
              */
+            /**
+             * With samples, a model small enough for the one-at-a-time probe and the default scheme,
+             * the search runs with the default's codes and with plain per-channel codes and keeps
+             * the smaller file that meets the target: the chosen file's scheme, and each search's
+             * outcome (absent when it ran once).
+             */
+            scheme?: 'auto' | 'channel';
+            schemes?: Record<'auto' | 'channel', { met: boolean; bytes: number; biasCorrection: object | null }>;
             biasCorrection: { layers: number; kept: boolean; measured: { without: number; with: number; bits: number } | null } | null;
             /** The target as met: its kind and value; a size as `bytes` of the objective; 'default' with its `predicted` error. */
             goal: { kind: 'relL2' | 'maxAbs' | 'agree' | 'size' | 'default'; value?: number; bytes?: number; fraction?: number; predicted?: number };

@@ -29,6 +29,9 @@ function reached(goal, point, formatBytes, objective) {
   return `has a predicted rel. L2 of ${error(point.predicted)} (the default's, by the same estimate: ${error(goal.predicted)})`;
 }
 
+// How the table names each kind of codes a search used.
+export const SCHEME_NAMES = { auto: 'default', channel: 'per channel' };
+
 /**
  * A sentence on the data-aware bias correction (target.js, bias_shift.js), or '' when it was not
  * tried. `error(x)`: how an error is written.
@@ -57,8 +60,12 @@ export function evidenceLines(target, { text, decision, name, formatBytes }) {
   const lines = [`target ${text}${decision === undefined ? '' : ` (decisions: ${decision})`} for ${name}, smallest by ${OBJECTIVE_NAMES[objective]}; ${on}:`];
   const sizeHead = [OBJECTIVE_NAMES[objective], ...(objective === 'raw' ? [] : ['raw'])];
   const errorHead = ['rel. L2', 'max abs', ...(decisions ? ['kept'] : [])];
-  const head = [...sizeHead, ...(estimated ? ['est. rel. L2'] : [...errorHead, ...(heldOut ? errorHead.map((h) => `held-out ${h}`) : [])])];
-  const rows = [...points].sort((p, q) => p.step - q.step).map((p) => [
+  // Searched with more than one kind of codes (target.js: better()): a column says which.
+  const schemes = points.some((p) => p.scheme);
+  const head = [...(schemes ? ['codes'] : []), ...sizeHead, ...(estimated ? ['est. rel. L2'] : [...errorHead, ...(heldOut ? errorHead.map((h) => `held-out ${h}`) : [])])];
+  const order = (p) => (p.scheme && p.scheme !== 'auto' ? 1 : 0);
+  const rows = [...points].sort((p, q) => order(p) - order(q) || p.step - q.step).map((p) => [
+    ...(schemes ? [SCHEME_NAMES[p.scheme] ?? p.scheme] : []),
     formatBytes(p.bytes, 3), ...(objective === 'raw' ? [] : [formatBytes(p.raw, 3)]),
     ...(estimated ? [error(p.predicted)] : [...errorCells(p.measured, decisions), ...(heldOut ? errorCells(p.heldOut, decisions) : [])]),
     [p.default ? 'the default' : '', p === chosen ? (target.met ? 'chosen' : 'closest') : ''].filter(Boolean).join(', '),
@@ -68,6 +75,9 @@ export function evidenceLines(target, { text, decision, name, formatBytes }) {
   lines.push(format(head), ...rows.map(format));
   const moved = correctionText(target.biasCorrection, error);
   if (moved) lines.push(moved);
+  if (schemes) {
+    lines.push(`Searched with the default's codes and with plain per-channel codes; the ${target.met ? 'chosen' : 'closest'} file has ${target.scheme === 'auto' ? 'the default\'s' : 'per-channel'} codes.`);
+  }
   const kind = estimated ? 'These are estimates (no samples): give --input to measure.' : 'These are measurements.';
   if (!target.met) {
     lines.push(`target NOT met: ${target.why}; nothing written. ${kind}`);

@@ -41,7 +41,7 @@ const shown = (n) => (n >= 1e6 ? `${(n / 1e6).toFixed(3)} MB` : `${(n / 1e3).toF
 // The rows of points in a printed evidence table: the lines after its header row, up to the verdict.
 function tableRows(text) {
   const lines = text.split('\n');
-  const head = lines.findIndex((l) => /^ +(brotli -q 9|gzip -9|raw) /.test(l));
+  const head = lines.findIndex((l) => /^ +(codes +)?(brotli -q 9|gzip -9|raw) /.test(l));
   assert.ok(head > 0, text);
   const end = lines.findIndex((l, i) => i > head && !l.startsWith(' '));  // the bias line or the verdict
   return lines.slice(head + 1, end);
@@ -120,7 +120,12 @@ test('agree=0.999 on PP-OCR det: progress, the evidence table, the file of the c
   // The table: what was measured on what, a row per point (sizes, errors on both halves), the
   // chosen one marked, and the verdict.
   assert.match(text, /target agree=0\.999 \(decisions: threshold:0\.3\) for det\.target\.onnx, smallest by brotli -q 9; measured in onnxruntime-node on 1 calibration sample, reported on 1 held out:\n/);
-  assert.match(text, /\n +brotli -q 9 +raw +rel\. L2 +max abs +kept +held-out rel\. L2 +held-out max abs +held-out kept\n/);
+  // Searched with the default's codes and with per-channel codes: a column says which.
+  assert.match(text, /\n +codes +brotli -q 9 +raw +rel\. L2 +max abs +kept +held-out rel\. L2 +held-out max abs +held-out kept\n/);
+  assert.deepEqual(new Set(t.points.map((p) => p.scheme)), new Set(['auto', 'channel']));
+  assert.ok(['auto', 'channel'].includes(t.scheme));
+  for (const tensor of r.tensors.filter((x) => x.changed)) assert.equal(tensor.scheme === 'channel', t.scheme === 'channel', tensor.name);
+  assert.match(text, new RegExp(`\nSearched with the default's codes and with plain per-channel codes; the chosen file has ${t.scheme === 'auto' ? "the default's" : 'per-channel'} codes\.\n`));
   const rows = tableRows(text);
   assert.equal(rows.length, t.points.length, rows.join('\n'));
   // One calibration sample: the bias correction is not tried, and the table says why.
@@ -129,7 +134,7 @@ test('agree=0.999 on PP-OCR det: progress, the evidence table, the file of the c
   const chosen = rows.filter((l) => l.endsWith('  chosen'));
   assert.equal(chosen.length, 1, rows.join('\n'));
   const share = (a) => `${(100 * a).toFixed(3)} %`;
-  assert.match(chosen[0], new RegExp(`^ +${shown(t.chosen.bytes)} +${shown(t.chosen.raw)} +${t.chosen.measured.relL2.toExponential(2)} .* ` +
+  assert.match(chosen[0], new RegExp(`^ +${t.scheme === 'auto' ? 'default' : 'per channel'} +${shown(t.chosen.bytes)} +${shown(t.chosen.raw)} +${t.chosen.measured.relL2.toExponential(2)} .* ` +
                                      `${share(t.chosen.measured.agreement)} .* ${share(t.chosen.heldOut.agreement)}  chosen$`));
   assert.match(text, new RegExp(`\ntarget met: the chosen file keeps ${share(t.chosen.measured.agreement)} of decisions \\(the target: 99\\.900 % or more; calibrated to 99\\.950 %, half the loss, [^)]*\\) ` +
                                 'on the calibration samples\\. On the 1 held out: .*These are measurements\\.\n'));
