@@ -55,8 +55,8 @@ function readCounts(graph) {
 }
 
 // Where a reader's shift can go: { tensor } (an initializer to move), or { add: name } (a Conv's or
-// Gemm's bias input to add), and the factor the shift is divided by; null when there is none.
-function biasOf(reader, graph, counts) {
+// Gemm's bias input to add, as `name`), and the factor the shift is divided by; null when there is none.
+function biasOf(reader, graph, counts, name) {
   const { node } = reader;
   const own = (name) => {
     const t = graph.initializers.get(name);
@@ -64,13 +64,13 @@ function biasOf(reader, graph, counts) {
   };
   const outputs = node.opType === 'Conv' ? reader.weightDims[0] : null;
   if (node.opType === 'Conv') {
-    if (node.inputs.length === 2) return { add: `${reader.tensor}::bias_shift`, divide: 1, dims: [outputs] };
+    if (node.inputs.length === 2) return { add: name, divide: 1, dims: [outputs] };
     const t = own(node.inputs[2]);
     return t && t.dims.reduce((a, b) => a * b, 1) === outputs ? { tensor: t, divide: 1 } : null;
   }
   if (node.opType === 'Gemm') {
     const beta = node.attributes.beta ?? 1, n = reader.outputs;
-    if (node.inputs.length === 2) return beta ? { add: `${reader.tensor}::bias_shift`, divide: beta, dims: [n] } : null;
+    if (node.inputs.length === 2) return beta ? { add: name, divide: beta, dims: [n] } : null;
     const t = own(node.inputs[2]);
     return t && beta !== 0 && t.dims.reduce((a, b) => a * b, 1) === n && t.dims.at(-1) === n ? { tensor: t, divide: beta } : null;
   }
@@ -128,7 +128,9 @@ export async function biasCorrector(model, names, observe) {
     if (!weight || (r.node.opType === 'MatMul' && r.side !== 1) || (r.node.opType === 'Gemm' && r.node.attributes.transA)) continue;
     const dims = weight.dims;
     const reader = { ...r, weightDims: dims, outputs: r.node.opType === 'Gemm' && r.node.attributes.transB ? dims[0] : dims.at(-1) };
-    reader.bias = biasOf(reader, graph, counts);
+    // A bias added gets a name of its own (a weight read by two layers without one gets two).
+    const name = `${r.tensor}::bias_shift${readers.some((x) => x.tensor === r.tensor) ? `.${readers.length}` : ''}`;
+    reader.bias = biasOf(reader, graph, counts, name);
     if (reader.bias) readers.push(reader);
   }
   if (!readers.length) return null;

@@ -277,9 +277,9 @@ function better(first, second) {
   const pick = a.met !== b.met ? (a.met ? first : second) : !a.met ? first : score(b) < score(a) ? second : first;
   const scheme = pick === first ? 'auto' : ALSO_SCHEME;
   return { ...pick, target: { ...pick.target, scheme, points: [...a.points, ...b.points],
-                              schemes: { auto: summary(a), [ALSO_SCHEME]: summary(b) } } };
+                              schemes: { auto: outcome(a), [ALSO_SCHEME]: outcome(b) } } };
 }
-const summary = (t) => ({ met: t.met, bytes: t.chosen.bytes, biasCorrection: t.biasCorrection ?? null });
+const outcome = (t) => ({ met: t.met, bytes: t.chosen.bytes, biasCorrection: t.biasCorrection ?? null });
 
 // A target of 'default' promises no more bytes than the default at its estimated error. The path's
 // point meets that error by the estimates, but its real size can still come out a little above
@@ -311,7 +311,8 @@ async function searchPath(model, { engine, options = {}, target, objective = 'br
   // The data-aware bias correction (step 5), for the one-at-a-time probe: null without it.
   const probing = measure ? probe ?? (observe ? chooseProbe(rows, model.byteLength) : 'each') : null;
   const correction = probing === 'each' && observe && engine.expand ? await biasCorrector(model, rows.map((r) => r.name), observe) : null;
-  const corrected = async (made, settings = options, from = undefined) => {
+  // `from`: the calibration samples whose means move the biases (all when not given).
+  const corrected = async (made, settings = options, from) => {
     const edited = correction.correct(await engine.expand(made.model), from);
     return edited && { ...(await engine.shrink(edited, { ...settings, tensorBits: made.tensorBits })), tensorBits: made.tensorBits, biasesMoved: correction.layers };
   };
@@ -329,9 +330,8 @@ async function searchPath(model, { engine, options = {}, target, objective = 'br
   // Each point's bytes estimated (wire_estimate.js), the rest of the file calibrated on the first built.
   const wire = wireEstimator(rows, objective, brotliQuality);
   const path = descent(rows, gains, wire.cost);
-  // A point's file, its size (started once the file is known: Node's zlib compresses on another
-  // thread, beside the measures) and its measurements, with the correction when it is kept
-  // (decided at the first point).
+  // A point's file (its biases moved when the correction is kept), its size (started once the file
+  // is known: Node's zlib compresses on another thread, beside the measures) and its measurements.
   const buildAndMeasure = async (p) => {
     const plain = await build(p);
     const made = correction?.kept ? (await corrected(plain)) ?? plain : plain;
