@@ -284,7 +284,7 @@ export interface TargetResult extends ShrinkResult {
              * outcome (absent when it ran once).
              */
             scheme?: 'auto' | 'channel';
-            schemes?: Record<'auto' | 'channel', { met: boolean; bytes: number; biasCorrection: object | null }>;
+            schemes?: Record<'auto' | 'channel', { met: boolean; bytes: number; measured: { relL2: number; maxAbs: number; agreement?: number } | null; biasCorrection: object | null }>;
             biasCorrection: { layers: number; kept: boolean; measured: { without: number; with: number; bits: number } | null } | null;
             /** The target as met: its kind and value; a size as `bytes` of the objective; 'default' with its `predicted` error. */
             goal: { kind: 'relL2' | 'maxAbs' | 'agree' | 'size' | 'default'; value?: number; bytes?: number; fraction?: number; predicted?: number };

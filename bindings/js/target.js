@@ -279,7 +279,7 @@ function better(first, second) {
   return { ...pick, target: { ...pick.target, scheme, points: [...a.points, ...b.points],
                               schemes: { auto: outcome(a), [ALSO_SCHEME]: outcome(b) } } };
 }
-const outcome = (t) => ({ met: t.met, bytes: t.chosen.bytes, biasCorrection: t.biasCorrection ?? null });
+const outcome = (t) => ({ met: t.met, bytes: t.chosen.bytes, measured: t.chosen.measured ?? null, biasCorrection: t.biasCorrection ?? null });
 
 // A target of 'default' promises no more bytes than the default at its estimated error. The path's
 // point meets that error by the estimates, but its real size can still come out a little above
