@@ -115,6 +115,13 @@ test('target agree=0.999 at threshold 0.3 on PP-OCR det: the plot, the picked po
   expect(points).toBeGreaterThanOrEqual(3);
   await expect(plot.locator('circle.pt.chosen')).toHaveCount(1);
   await expect(plot.locator('circle.picked')).toHaveCount(1);
+  // Searched with the default's codes and with per-channel codes: the second search's points
+  // hollow, said in the legend, the table and the verdict.
+  expect(await plot.locator('circle.pt.channel').count()).toBeGreaterThanOrEqual(1);
+  expect(await plot.locator('circle.pt:not(.channel)').count()).toBeGreaterThanOrEqual(1);
+  await expect(page.locator('#target-legend-channel')).toBeVisible();
+  expect(await page.locator('#target-table tbody tr:not(.reference) th', { hasText: 'per-channel codes' }).count()).toBeGreaterThanOrEqual(1);
+  await expect(verdict).toContainText(/It searched with the default's codes and with plain per-channel codes; the chosen file has (the default's|per-channel) codes\./);
   for (const ref of ['int8', 'palette', 'tensor']) await expect(plot.locator(`g.ref[data-ref=${ref}] :is(rect, path)`)).toHaveCount(1);
   await expect(plot.locator('.goal line')).toHaveCount(1);
   await expect(page.locator('#target-table tbody tr:not(.reference)')).toHaveCount(points);

@@ -191,9 +191,12 @@ export function targetPlot(view) {
   const dots = el('g', { class: 'points' });
   points.forEach((p, i) => {
     const v = metric.of(p);
-    const c = el('circle', { cx: x(p.bytes), cy: y(v ?? floor), r: i === chosen ? 7 : 4.5, class: `pt${i === chosen ? ' chosen' : ''}`,
+    // The second search's points (per-channel codes, target.js: better()) hollow.
+    const channel = p.scheme === 'channel';
+    const c = el('circle', { cx: x(p.bytes), cy: y(v ?? floor), r: i === chosen ? 7 : 4.5, class: `pt${channel ? ' channel' : ''}${i === chosen ? ' chosen' : ''}`,
                              'data-index': i, 'data-bytes': p.bytes });
-    c.append(el('title', {}, `${i === chosen ? 'chosen: ' : ''}${formatBytes(p.bytes)}, ${metric.label} ${formatError(v, metric.percent)}`));
+    c.append(el('title', {}, `${i === chosen ? 'chosen: ' : ''}${formatBytes(p.bytes)}, ${metric.label} ${formatError(v, metric.percent)}` +
+                             `${channel ? ', per-channel codes' : ''}`));
     c.addEventListener('click', () => onPick?.(i));
     dots.append(c);
   });

@@ -3,7 +3,7 @@
 // Cancel, and the evidence: the plot of every point tried beside the plain modes and the original
 // tool's method, a slider (or a click) to pick a point, its numbers, and Save for its file.
 import { parseTarget } from './vendor/onnx-shrink/bindings/js/target.js';
-import { SCHEME_NAMES, correctionText } from './vendor/onnx-shrink/bindings/js/target_table.js';
+import { correctionText } from './vendor/onnx-shrink/bindings/js/target_table.js';
 import { errorMetric, formatError, targetPlot } from './target-plot.js';
 
 const $ = (id) => document.getElementById(id);
@@ -223,6 +223,7 @@ function show(data) {
                          : `Not met: ${v.why ?? 'no point tried meets the target'}. The point chosen is the most accurate one tried.` }),
     ' ', samplesText(v), heldOutText(v));
   $('target-result').hidden = false;
+  $('target-legend-channel').hidden = !v.points.some((p) => p.scheme === 'channel');
   $('target-pick').max = String(v.points.length - 1);
   $('target-pick').value = String(v.order.indexOf(v.picked));
   setState('done', `Done: ${plural(v.points.length, 'point')} tried.`);
@@ -266,7 +267,7 @@ function measuredText(m, percentOnly = false) {
 }
 
 // Which codes a point has, when the search tried more than one kind (target.js: better()).
-const codesText = (p) => (p.scheme ? `, ${SCHEME_NAMES[p.scheme] ?? p.scheme} codes` : '');
+const codesText = (p) => (p.scheme ? `, ${p.scheme === 'channel' ? 'per-channel' : 'default'} codes` : '');
 
 function renderPicked() {
   const v = view, i = v.picked, p = v.points[i];
