@@ -3,7 +3,7 @@
 // Cancel, and the evidence: the plot of every point tried beside the plain modes and the original
 // tool's method, a slider (or a click) to pick a point, its numbers, and Save for its file.
 import { parseTarget } from './vendor/onnx-shrink/bindings/js/target.js';
-import { correctionText } from './vendor/onnx-shrink/bindings/js/target_table.js';
+import { codesPhrase, correctionText, roundingText } from './vendor/onnx-shrink/bindings/js/target_table.js';
 import { errorMetric, formatError, targetPlot } from './target-plot.js';
 
 const $ = (id) => document.getElementById(id);
@@ -192,8 +192,9 @@ function probeText(v) {
            '(a large model: rounding one tensor at a time would have built too many files).';
   }
   const each = v.probe === 'each' ? 'Which tensors matter was measured by rounding one tensor at a time.' : '';
-  const twice = v.scheme ? `It searched with the default's codes and with plain per-channel codes; the chosen file has ${v.scheme === 'auto' ? 'the default\'s' : 'per-channel'} codes.` : '';
-  return [each, correctionText(v.biasCorrection, (x) => x.toPrecision(3)), twice].filter(Boolean).join(' ');
+  const c = v.points[v.chosen];
+  const twice = v.scheme ? `It searched with the default's codes and with plain per-channel codes; the chosen file has ${codesPhrase(c)}.` : '';
+  return [each, correctionText(v.biasCorrection, (x) => x.toPrecision(3)), roundingText(v.rounding ?? v.searchRounding, (x) => x.toPrecision(3)), twice].filter(Boolean).join(' ');
 }
 
 // When the chosen point misses the target on the samples held back: said, as a warning.
@@ -267,7 +268,7 @@ function measuredText(m, percentOnly = false) {
 }
 
 // Which codes a point has, when the search tried more than one kind (target.js: better()).
-const codesText = (p) => (p.scheme ? `, ${p.scheme === 'channel' ? 'per-channel' : 'default'} codes` : '');
+const codesText = (p) => (p.scheme ? `, ${codesPhrase(p).replace('the default\'s codes', 'default codes')}` : '');
 
 function renderPicked() {
   const v = view, i = v.picked, p = v.points[i];
@@ -339,7 +340,7 @@ export function targetEvidence() {
   const v = view;
   if (!v) return null;
   const point = ({ file, ...p }) => p;
-  return { target: v.target, decision: v.decision, objective: v.objective, brotliQuality: v.quality, met: v.met, estimated: v.estimated, probe: v.probe, biasCorrection: v.biasCorrection, scheme: v.scheme, why: v.why,
+  return { target: v.target, decision: v.decision, objective: v.objective, brotliQuality: v.quality, met: v.met, estimated: v.estimated, probe: v.probe, biasCorrection: v.biasCorrection, rounding: v.rounding, scheme: v.scheme, why: v.why,
            samples: v.samples, calibrate: v.calibrate, chosen: v.chosen, picked: v.picked, tensorBits: v.tensorBits,
            points: v.points.map(point), references: v.references.map(point) };
 }

@@ -151,8 +151,11 @@ export async function biasCorrector(model, names, observe) {
     layers: readers.filter((r) => sums.has(r.x)).length,
     /** How many calibration samples the means come from. */
     samples: calibrate,
-    /** `from`: the calibration samples whose means to use (indices; all when not given). */
-    correct(expanded, from) {
+    /**
+     * `from`: the calibration samples whose means to use (indices; all when not given); `base`: the
+     * model whose biases are moved (the original, or a copy of it with other weight values).
+     */
+    correct(expanded, from, base = model) {
       const after = readGraph(expanded);
       const edits = { values: [], inputs: [], initializers: [] };
       for (const r of readers) {
@@ -172,7 +175,7 @@ export async function biasCorrector(model, names, observe) {
           edits.initializers.push({ name: bias.add, dims: bias.dims, values: shift.map((s) => -s / bias.divide) });
         }
       }
-      return edits.values.length + edits.inputs.length ? withEdits(model, graph, edits) : null;
+      return edits.values.length + edits.inputs.length ? withEdits(base, graph, edits) : null;
     },
   };
 }

@@ -260,8 +260,9 @@ export interface TargetPoint {
   heldOut?: { relL2: number; maxAbs: number; agreement?: number } | null;
   /** How many layers' biases the file has moved by the samples' channel means (absent: none). */
   biasesMoved?: number;
-  /** When the search ran with two kinds of codes: which this point has ('auto' or 'channel'). */
+  /** When the search ran more than once: this point's codes ('auto' or 'channel'), and how plain per-channel codes were rounded. */
   scheme?: 'auto' | 'channel';
+  rounding?: 'gptq' | 'nearest';
 }
 
 export interface TargetResult extends ShrinkResult {
@@ -279,12 +280,26 @@ export interface TargetResult extends ShrinkResult {
              */
             /**
              * With samples, a model small enough for the one-at-a-time probe and the default scheme,
-             * the search runs with the default's codes and with plain per-channel codes and keeps
-             * the smaller file that meets the target: the chosen file's scheme, and each search's
-             * outcome (absent when it ran once).
+             * the search runs with the default's codes, with plain per-channel codes rounded with the
+             * inputs in view (where that holds) and with plain per-channel codes rounded to the nearest
+             * code, and keeps the smallest file that meets the target: the chosen file's scheme, its
+             * search ('auto', 'channel+gptq' or 'channel') and each search's outcome (absent when it
+             * ran once).
              */
             scheme?: 'auto' | 'channel';
-            schemes?: Record<'auto' | 'channel', { met: boolean; bytes: number; measured: { relL2: number; maxAbs: number; agreement?: number } | null; biasCorrection: object | null }>;
+            search?: 'auto' | 'channel+gptq' | 'channel';
+            searches?: Record<string, { met: boolean; bytes: number; measured: { relL2: number; maxAbs: number; agreement?: number } | null; biasCorrection: object | null; rounding: object | null }>;
+            /**
+             * Plain per-channel codes rounded with the calibration samples' inputs in view (GPTQ) for
+             * MatMul, Gemm and 1x1 Conv weights, if that held on samples it did not see: every tensor
+             * at `bits`, each half of the calibration samples rounding for the other (the target's
+             * measure `without`, nearest, and `with`; `seen`: on the half that rounded). `overfit`:
+             * how much tighter the calibration samples are then held (null when not tried).
+             */
+            rounding?: { method: 'gptq'; layers: number; kept: boolean; overfit: number;
+                         measured: { without: number; with: number; seen: number; bits: number } | null } | null;
+            /** The target the calibration samples were held to (tighter than `goal` for agree, and after such rounding). */
+            aim?: { kind: string; value: number } | null;
             biasCorrection: { layers: number; kept: boolean; measured: { without: number; with: number; bits: number } | null } | null;
             /** The target as met: its kind and value; a size as `bytes` of the objective; 'default' with its `predicted` error. */
             goal: { kind: 'relL2' | 'maxAbs' | 'agree' | 'size' | 'default'; value?: number; bytes?: number; fraction?: number; predicted?: number };

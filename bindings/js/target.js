@@ -25,8 +25,12 @@
 //     its rounding causes with the samples' channel means (bias_shift.js), if that holds on samples
 //     the means did not come from (crossCheck: two halves of the calibration samples, each
 //     corrected by the other's means). Then the probes, the path and every point take it.
+//  6. With plain per-channel codes (the second search, or `scheme: 'channel'`), samples and the
+//     one-at-a-time probe, the weights of MatMul, Gemm and 1x1 Conv layers are rounded with their
+//     inputs in view (gptq.js) instead of to the nearest code, at every point and probe.
 import { activationGains } from './activation_probe.js';
 import { biasCorrector } from './bias_shift.js';
+import { gptqRounder } from './gptq.js';
 import { guidedSearch } from './guided_search.js';
 import { OutputComparison, carryOver, sampleFeeds } from './verify.js';
 import { wireEstimator } from './wire_estimate.js';
@@ -228,9 +232,12 @@ export function meets(target, m) {
 // the held-back crops kept 99.87 % (a miss); to half of it, 99.957 %, at 0.70x the default's bytes.
 export const AGREE_CALIBRATION_SHARE = 0.5;
 
-// The target the calibration half is held to (see AGREE_CALIBRATION_SHARE).
-export function calibrationAim(target) {
-  return target.kind === 'agree' ? { ...target, value: 1 - (1 - target.value) * AGREE_CALIBRATION_SHARE } : target;
+// The target the calibration half is held to (see AGREE_CALIBRATION_SHARE), and tighter by
+// `overfit` when the weights were rounded with the calibration samples' inputs in view (their error
+// on other samples is larger by about that factor: checkRounding).
+export function calibrationAim(target, overfit = 1) {
+  if (target.kind === 'agree') return { ...target, value: 1 - ((1 - target.value) * AGREE_CALIBRATION_SHARE) / overfit };
+  return overfit > 1 && (target.kind === 'relL2' || target.kind === 'maxAbs') ? { ...target, value: target.value / overfit } : target;
 }
 
 // The search. `engine`: { shrink, inspect } (the API's); `measure`: makeEvaluator(...).measure, or
@@ -238,26 +245,36 @@ export function calibrationAim(target) {
 // `brotliQuality`: the quality `size` compresses brotli at (the estimate's correction depends on it).
 // Resolves with the chosen file, its report and the evidence.
 export async function searchTarget(model, settings) {
-  const twice = await searchesTwice(model, settings);
+  const several = await searchesSeveral(model, settings);
   const progress = settings.onProgress;
-  const part = (from, what = (w) => w) => progress && ((f, w) => progress(twice ? from + f / 2 : f, what(w)));
+  const share = several ? 1 / 3 : 1;
+  const part = (k, what = (w) => w) => progress && ((f, w) => progress(Math.min(1, (k + f) * share), what(w)));
   const result = await searchPath(model, { ...settings, onProgress: part(0) });
   if (result.target.goal.kind === 'default') return noLargerThanDefault(model, settings, result);
-  if (!twice) return result;
-  // The same search with plain per-channel codes, and the better of the two.
-  const other = await searchPath(model, { ...settings, options: { ...settings.options, scheme: ALSO_SCHEME },
-                                          onProgress: part(0.5, (w) => `${w} (per-channel codes)`) });
-  return better(result, other);
+  if (!several) return result;
+  // Plain per-channel codes, rounded with the inputs in view where that holds, and without.
+  const channel = { ...settings.options, scheme: ALSO_SCHEME };
+  const rounded = await searchPath(model, { ...settings, options: channel, onProgress: part(1, (w) => `${w} (per-channel codes)`) });
+  const searches = [['auto', result], [rounded.target.rounding?.kept ? 'channel+gptq' : 'channel', rounded]];
+  if (rounded.target.rounding?.kept) {
+    const nearest = await searchPath(model, { ...settings, options: channel, rounding: false,
+                                              onProgress: part(2, (w) => `${w} (per-channel codes, nearest)`) });
+    searches.push(['channel', nearest]);
+  }
+  return best(searches);
 }
 
-// With samples, models small enough for the one-at-a-time probe are searched twice: with the
-// default's codes (per output channel with a factor per input channel, or codebooks) and with plain
-// per-channel codes, and the smaller file that meets the target is kept. Neither wins everywhere:
-// measured at the default's error (bench/wire_accuracy.mjs), PP-OCR det's file is 0.775x the
-// default's with per-channel codes against 0.887x with the default's, silero VAD's 0.666x against
-// 0.547x. A large model (the activation probe) is searched once, to stay within its time.
+// With samples, models small enough for the one-at-a-time probe are searched more than once: with
+// the default's codes (per output channel with a factor per input channel, or codebooks), with plain
+// per-channel codes rounded with the inputs in view (gptq.js, where that holds), and with plain
+// per-channel codes rounded to the nearest code. The smallest file that meets the target is kept.
+// None wins everywhere (bench/wire_accuracy.mjs, at the default's error): PP-OCR det's file is
+// 0.775x the default's with nearest per-channel codes and 0.887x with the default's; silero VAD's
+// 0.547x with the default's; the char transformer's 0.71x with per-channel codes rounded with its
+// inputs in view and 0.85x without. A large model (the activation probe) is searched once, to stay
+// within its time.
 export const ALSO_SCHEME = 'channel';
-async function searchesTwice(model, { options = {}, measure, observe, probe, engine }) {
+async function searchesSeveral(model, { options = {}, measure, observe, probe, engine }) {
   if (!measure || (options.scheme ?? 'auto') !== 'auto' || (options.mode ?? 'int8') !== 'int8') return false;
   if (probe) return probe === 'each';
   if (!observe) return true;
@@ -266,20 +283,24 @@ async function searchesTwice(model, { options = {}, measure, observe, probe, eng
   return chooseProbe(report.tensors.filter((t) => t.changed && t.bits !== undefined), model.byteLength) === 'each';
 }
 
-// The result whose chosen file meets the target with fewer bytes (a size target: with less error);
-// its evidence carries both searches' points, each with its scheme.
-function better(first, second) {
-  const [a, b] = [first.target, second.target];
-  for (const p of a.points) p.scheme = 'auto';
-  for (const p of b.points) p.scheme = ALSO_SCHEME;
-  const goal = a.goal;
+// Of [key, result] pairs, the result whose chosen file meets the target with the fewest bytes (a
+// size target: with the least error; none met: the first); its evidence carries every search's
+// points, each with its `scheme` and `rounding` ('gptq' or 'nearest'), and each search's outcome.
+function best(searches) {
+  const goal = searches[0][1].target.goal;
   const score = (t) => (goal.kind === 'size' ? badness({ kind: 'relL2' }, t.chosen.measured) : t.chosen.bytes);
-  const pick = a.met !== b.met ? (a.met ? first : second) : !a.met ? first : score(b) < score(a) ? second : first;
-  const scheme = pick === first ? 'auto' : ALSO_SCHEME;
-  return { ...pick, target: { ...pick.target, scheme, points: [...a.points, ...b.points],
-                              schemes: { auto: outcome(a), [ALSO_SCHEME]: outcome(b) } } };
+  let pick = searches[0];
+  for (const s of searches) {
+    for (const p of s[1].target.points) p.scheme = s[0] === 'auto' ? 'auto' : ALSO_SCHEME, (p.rounding = s[0] === 'channel+gptq' ? 'gptq' : 'nearest');
+    const [t, u] = [s[1].target, pick[1].target];
+    if (t.met && (!u.met || score(t) < score(u))) pick = s;
+  }
+  const [key, result] = pick;
+  return { ...result, target: { ...result.target, scheme: key === 'auto' ? 'auto' : ALSO_SCHEME, search: key,
+                                points: searches.flatMap(([, r]) => r.target.points),
+                                searches: Object.fromEntries(searches.map(([k, r]) => [k, outcome(r.target)])) } };
 }
-const outcome = (t) => ({ met: t.met, bytes: t.chosen.bytes, measured: t.chosen.measured ?? null, biasCorrection: t.biasCorrection ?? null });
+const outcome = (t) => ({ met: t.met, bytes: t.chosen.bytes, measured: t.chosen.measured ?? null, biasCorrection: t.biasCorrection ?? null, rounding: t.rounding ?? null });
 
 // A target of 'default' promises no more bytes than the default at its estimated error. The path's
 // point meets that error by the estimates, but its real size can still come out a little above
@@ -294,7 +315,7 @@ async function noLargerThanDefault(model, { engine, options = {}, size }, result
   return { ...made, target: { ...result.target, chosen: point, tensorBits } };
 }
 
-async function searchPath(model, { engine, options = {}, target, objective = 'brotli', measure, observe, probe, size, onProgress, originalBytes,
+async function searchPath(model, { engine, options = {}, target, objective = 'brotli', measure, observe, probe, size, onProgress, originalBytes, rounding,
                                    brotliQuality = 9 }) {
   if (!OBJECTIVES.includes(objective)) throw new Error(`the objective is ${OBJECTIVES.join(', ')}, not '${objective}'`);
   if (!measure && MEASURED_KINDS.includes(target.kind)) {
@@ -303,22 +324,29 @@ async function searchPath(model, { engine, options = {}, target, objective = 'br
   const stage = (from, to) => (f, what) => onProgress?.(from + (to - from) * f, what);
   const rows = await depthTable(engine.inspect, model, options, stage(0, 0.2));
   if (!rows.length) throw new Error('no tensor of this model takes codes of 2 to 10 bits: nothing for a target to choose');
+  const probing = measure ? probe ?? (observe ? chooseProbe(rows, model.byteLength) : 'each') : null;
+  // Plain per-channel codes with the one-at-a-time probe: rounded with the inputs in view (step 6),
+  // if that holds on samples the inputs did not come from.
+  const rounder = probing === 'each' && observe && options.scheme === 'channel' && rounding !== false ? await gptqRounder(model, rows.map((r) => r.name), observe) : null;
+  if (rounder) await checkRounding(rounder, { rows, shrink: engine.shrink, model, options, measure, target });
+  // The model a configuration is shrunk from: the original, or its copy with those rounded weights.
+  const base = (tensorBits) => (rounder?.kept ? rounder.model(tensorBits) : model);
+  const shrinkAt = (settings) => engine.shrink(base(settings.tensorBits), settings);
   const build = async (p) => {
     const tensorBits = Object.fromEntries(rows.map((r, i) => [r.name, p.bits[i]]));
-    const made = await engine.shrink(model, { ...options, tensorBits });
+    const made = await shrinkAt({ ...options, tensorBits });
     return { ...made, tensorBits };
   };
   // The data-aware bias correction (step 5), for the one-at-a-time probe: null without it.
-  const probing = measure ? probe ?? (observe ? chooseProbe(rows, model.byteLength) : 'each') : null;
   const correction = probing === 'each' && observe && engine.expand ? await biasCorrector(model, rows.map((r) => r.name), observe) : null;
   // `from`: the calibration samples whose means move the biases (all when not given).
   const corrected = async (made, settings = options, from) => {
-    const edited = correction.correct(await engine.expand(made.model), from);
+    const edited = correction.correct(await engine.expand(made.model), from, base(made.tensorBits));
     return edited && { ...(await engine.shrink(edited, { ...settings, tensorBits: made.tensorBits })), tensorBits: made.tensorBits, biasesMoved: correction.layers };
   };
   if (correction) await crossCheck(correction, { rows, build, corrected, measure, target });
   const keep = correction?.kept ? corrected : undefined;
-  const sensed = await sensitivities(rows, { shrink: engine.shrink, model, options, measure, observe, probe: probing ?? probe, progress: stage(0.2, 0.6), corrected: keep });
+  const sensed = await sensitivities(rows, { shrink: (m, settings) => shrinkAt(settings), model, options, measure, observe, probe: probing ?? probe, progress: stage(0.2, 0.6), corrected: keep });
   const { estimated, probe: probed } = sensed;
   // The path follows the gains with the correction when it is kept.
   const gains = keep ? sensed.correctedGains : sensed.gains;
@@ -363,14 +391,15 @@ async function searchPath(model, { engine, options = {}, target, objective = 'br
   // tensor at 10 bits) up to some k: the last k that meets it. A size bound holds from some k to the
   // last point (every tensor at 2 bits): the first k that meets it, the least error in that size.
   const goal = target.kind === 'size' ? (target.bytes ?? Math.floor(target.fraction * (originalBytes ?? 0))) : null;
-  const ok = (point) => (target.kind === 'size' ? point.bytes <= goal : target.kind === 'default' ? point.predicted <= target.predicted : meets(calibrationAim(target), point.measured));
+  const overfit = rounder?.kept ? rounder.overfit : 1;
+  const ok = (point) => (target.kind === 'size' ? point.bytes <= goal : target.kind === 'default' ? point.predicted <= target.predicted : meets(calibrationAim(target, overfit), point.measured));
   const bySize = target.kind === 'size';
   // The goal as met: a size in bytes of the objective; for 'default', the error predicted for it.
   const aim = { ...target, ...(bySize ? { bytes: goal } : {}) };
   const progress = stage(0.6, 1);
   if (probed === 'activations') {
     // A large model: few points, guided by the predictions (guided_search.js).
-    const a = calibrationAim(target);
+    const a = calibrationAim(target, overfit);
     const limit = bySize ? goal : badness(a, { relL2: a.value, maxAbs: a.value, agreement: a.value });
     const { met, chosen } = await guidedSearch(path.length, {
       evaluate, ok, limit, prefix: !bySize,
@@ -380,7 +409,7 @@ async function searchPath(model, { engine, options = {}, target, objective = 'br
       onStep: (f) => progress(GUIDED_SHARE * f, 'building and measuring candidates'),
     });
     const why = met ? undefined : bySize ? `even every tensor at 2 bits is larger than ${goal} bytes` : 'even every tensor at 10 bits misses the target';
-    return sized({ ...chosen.made, target: { met, estimated, probe: probed, biasCorrection: correctionSummary(correction), objective, goal: aim, points, chosen: chosen.point,
+    return sized({ ...chosen.made, target: { met, estimated, probe: probed, biasCorrection: correctionSummary(correction), rounding: roundingSummary(rounder), aim: MEASURED_KINDS.includes(target.kind) ? calibrationAim(target, overfit) : null, objective, goal: aim, points, chosen: chosen.point,
                                              ...(met ? { tensorBits: chosen.made.tensorBits } : { why }) } }, GUIDED_SHARE);
   }
   let steps = 0;
@@ -390,7 +419,7 @@ async function searchPath(model, { engine, options = {}, target, objective = 'br
   progress(++steps / total, 'building and measuring candidates');
   if (!ok(first.point)) {
     const why = bySize ? `even every tensor at 2 bits is larger than ${goal} bytes` : 'even every tensor at 10 bits misses the target';
-    return sized({ ...first.made, target: { met: false, estimated, probe: probed, biasCorrection: correctionSummary(correction), objective, goal: aim, points, chosen: first.point, why } });
+    return sized({ ...first.made, target: { met: false, estimated, probe: probed, biasCorrection: correctionSummary(correction), rounding: roundingSummary(rounder), aim: MEASURED_KINDS.includes(target.kind) ? calibrationAim(target, overfit) : null, objective, goal: aim, points, chosen: first.point, why } });
   }
   let chosen = first;
   while (lo < hi) {
@@ -401,7 +430,7 @@ async function searchPath(model, { engine, options = {}, target, objective = 'br
     else if (bySize) lo = mid + 1;
     else hi = mid - 1;
   }
-  return sized({ ...chosen.made, target: { met: true, estimated, probe: probed, biasCorrection: correctionSummary(correction), objective, goal: aim, points, chosen: chosen.point, tensorBits: chosen.made.tensorBits } });
+  return sized({ ...chosen.made, target: { met: true, estimated, probe: probed, biasCorrection: correctionSummary(correction), rounding: roundingSummary(rounder), aim: MEASURED_KINDS.includes(target.kind) ? calibrationAim(target, overfit) : null, objective, goal: aim, points, chosen: chosen.point, tensorBits: chosen.made.tensorBits } });
 }
 
 // With the activation probe, the guided search stops when the points either side of the boundary
@@ -419,6 +448,44 @@ function correctionSummary(c) {
 
 // The depth every tensor gets for the cross-check (the default's codes).
 export const CROSS_CHECK_BITS = 8;
+
+// The depth every tensor gets for the rounding's check: where rounding with the inputs in view
+// matters (at 8 bits both roundings err little).
+export const ROUNDING_CHECK_BITS = 6;
+
+// Whether rounding with the inputs in view (gptq.js) holds on samples the inputs did not come
+// from: every tensor at ROUNDING_CHECK_BITS, each half of the calibration samples' products rounding
+// the weights for the other half, against the nearest codes on the same halves. Kept only if the
+// summed squared error falls; not tried with one calibration sample. The error on the half not
+// seen over the error on the half seen is `overfit`: the search then holds the calibration samples
+// to a target that much tighter (calibrationAim), as its rounding fits them.
+async function checkRounding(rounder, { rows, shrink, model, options, measure, target }) {
+  rounder.kept = false;
+  rounder.measured = null;
+  const n = rounder.samples;
+  if (n < 2) return;
+  const halves = [[...Array(Math.ceil(n / 2)).keys()], [...Array(n).keys()].slice(Math.ceil(n / 2))];
+  const tensorBits = Object.fromEntries(rows.map((r) => [r.name, ROUNDING_CHECK_BITS]));
+  const nearest = await shrink(model, { ...options, tensorBits });
+  let without = 0, withIt = 0, own = 0;
+  for (const k of [0, 1]) {
+    const on = halves[1 - k];
+    const rounded = await shrink(rounder.model(tensorBits, k), { ...options, tensorBits });
+    without += badness(target, (await measure(nearest.model, { only: on })).calibration) ** 2;
+    withIt += badness(target, (await measure(rounded.model, { only: on })).calibration) ** 2;
+    own += badness(target, (await measure(rounded.model, { only: halves[k] })).calibration) ** 2;
+  }
+  // How much larger the error is on the half the rounding did not see than on the one it did.
+  rounder.overfit = own > 0 ? Math.max(1, Math.sqrt(withIt / own)) : 1;
+  rounder.measured = { without: Math.sqrt(without / 2), with: Math.sqrt(withIt / 2), seen: Math.sqrt(own / 2), bits: ROUNDING_CHECK_BITS };
+  rounder.kept = withIt < without;
+}
+
+// What the evidence says of the rounding: the layers it can round, whether the search kept it,
+// and the check's errors without and with it (null when it was not tried).
+function roundingSummary(r) {
+  return r ? { method: 'gptq', layers: r.layers, kept: r.kept, measured: r.measured, overfit: r.overfit ?? 1 } : null;
+}
 
 // Whether the bias correction holds on samples its means did not come from: the calibration samples
 // in two halves, each point's file corrected with one half's means and measured on the other half,

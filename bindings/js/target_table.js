@@ -17,20 +17,24 @@ function errorCells(m, decisions) {
 }
 
 // What the chosen point reached, against the goal, in words.
-function reached(goal, point, formatBytes, objective) {
+function reached(goal, point, formatBytes, objective, aim) {
   const m = point.measured;
+  const tighter = aim && aim.value !== calibrationAim(goal).value ? ', tighter as the weights were rounded with these samples\' inputs in view' : '';
   if (goal.kind === 'agree') {
-    return `keeps ${share(m.agreement)} of decisions (the target: ${share(goal.value)} or more; calibrated to ${share(calibrationAim(goal).value)}, ` +
-           'half the loss, as decisions near the threshold flip from sample to sample)';
+    return `keeps ${share(m.agreement)} of decisions (the target: ${share(goal.value)} or more; calibrated to ${share((aim ?? calibrationAim(goal)).value)}, ` +
+           `half the loss, as decisions near the threshold flip from sample to sample${tighter})`;
   }
-  if (goal.kind === 'relL2') return `moves the worst output by rel. L2 ${error(m.relL2)} (the target: ${error(goal.value)} or less)`;
-  if (goal.kind === 'maxAbs') return `moves an output value by ${error(m.maxAbs)} at most (the target: ${error(goal.value)} or less)`;
+  const to = tighter ? `; calibrated to ${error(aim.value)}${tighter}` : '';
+  if (goal.kind === 'relL2') return `moves the worst output by rel. L2 ${error(m.relL2)} (the target: ${error(goal.value)} or less${to})`;
+  if (goal.kind === 'maxAbs') return `moves an output value by ${error(m.maxAbs)} at most (the target: ${error(goal.value)} or less${to})`;
   if (goal.kind === 'size') return `is ${formatBytes(point.bytes, 3)} by ${OBJECTIVE_NAMES[objective]} (the target: ${formatBytes(goal.bytes, 3)} or less)`;
   return `has a predicted rel. L2 of ${error(point.predicted)} (the default's, by the same estimate: ${error(goal.predicted)})`;
 }
 
-// How the table names each kind of codes a search used.
-export const SCHEME_NAMES = { auto: 'default', channel: 'per channel' };
+// How the table names each search's codes (target.js: best()).
+export const codesName = (p) => (p.scheme === 'channel' ? (p.rounding === 'gptq' ? 'per channel, GPTQ' : 'per channel') : 'default');
+// The same in a sentence.
+export const codesPhrase = (p) => (p.scheme === 'channel' ? `per-channel codes${p.rounding === 'gptq' ? ' rounded with the inputs in view (GPTQ)' : ''}` : 'the default\'s codes');
 
 /**
  * A sentence on the data-aware bias correction (target.js, bias_shift.js), or '' when it was not
@@ -43,6 +47,20 @@ export function correctionText(c, error) {
               `the target's measure ${error(c.measured.without)} without, ${error(c.measured.with)} with`;
   return c.kept ? `Biases of ${c.layers} layers moved by the samples' channel means, against the shift each point's rounding causes (${how}).`
                 : `Biases were not moved by the samples' channel means: it did not hold on samples the means did not come from (${how}).`;
+}
+
+/**
+ * A sentence on the rounding with the inputs in view (target.js, gptq.js), or '' when it was not
+ * tried. `error(x)`: how an error is written.
+ */
+export function roundingText(r, error) {
+  if (!r) return '';
+  if (!r.measured) return 'Per-channel codes were rounded to the nearest code: rounding with the inputs in view needs two or more calibration samples, to check it on samples it did not see.';
+  const how = `every tensor at ${r.measured.bits} bits, each half of the calibration samples rounding for the other half: ` +
+              `the target's measure ${error(r.measured.without)} nearest, ${error(r.measured.with)} with the inputs in view`;
+  return r.kept ? `Per-channel codes of ${r.layers} layers rounded with the samples' inputs in view (GPTQ; ${how}); ` +
+                  `the calibration samples are held to a target ${r.overfit.toFixed(2)}× tighter, as the rounding fits them.`
+                : `Per-channel codes were rounded to the nearest code: rounding with the inputs in view did not hold on samples it did not see (${how}).`;
 }
 
 /**
@@ -63,9 +81,9 @@ export function evidenceLines(target, { text, decision, name, formatBytes }) {
   // Searched with more than one kind of codes (target.js: better()): a column says which.
   const schemes = points.some((p) => p.scheme);
   const head = [...(schemes ? ['codes'] : []), ...sizeHead, ...(estimated ? ['est. rel. L2'] : [...errorHead, ...(heldOut ? errorHead.map((h) => `held-out ${h}`) : [])])];
-  const order = (p) => (p.scheme && p.scheme !== 'auto' ? 1 : 0);
+  const order = (p) => (p.scheme === 'channel' ? (p.rounding === 'gptq' ? 1 : 2) : 0);
   const rows = [...points].sort((p, q) => order(p) - order(q) || p.step - q.step).map((p) => [
-    ...(schemes ? [SCHEME_NAMES[p.scheme] ?? p.scheme] : []),
+    ...(schemes ? [codesName(p)] : []),
     formatBytes(p.bytes, 3), ...(objective === 'raw' ? [] : [formatBytes(p.raw, 3)]),
     ...(estimated ? [error(p.predicted)] : [...errorCells(p.measured, decisions), ...(heldOut ? errorCells(p.heldOut, decisions) : [])]),
     [p.default ? 'the default' : '', p === chosen ? (target.met ? 'chosen' : 'closest') : ''].filter(Boolean).join(', '),
@@ -75,8 +93,11 @@ export function evidenceLines(target, { text, decision, name, formatBytes }) {
   lines.push(format(head), ...rows.map(format));
   const moved = correctionText(target.biasCorrection, error);
   if (moved) lines.push(moved);
+  // The rounding of the per-channel search, whichever search the chosen file comes from.
+  const rounded = roundingText(target.rounding ?? target.searches?.['channel+gptq']?.rounding ?? target.searches?.channel?.rounding, error);
+  if (rounded) lines.push(rounded);
   if (schemes) {
-    lines.push(`Searched with the default's codes and with plain per-channel codes; the ${target.met ? 'chosen' : 'closest'} file has ${target.scheme === 'auto' ? 'the default\'s' : 'per-channel'} codes.`);
+    lines.push(`Searched with the default's codes and with plain per-channel codes; the ${target.met ? 'chosen' : 'closest'} file has ${codesPhrase(chosen)}.`);
   }
   const kind = estimated ? 'These are estimates (no samples): give --input to measure.' : 'These are measurements.';
   if (!target.met) {
@@ -89,6 +110,6 @@ export function evidenceLines(target, { text, decision, name, formatBytes }) {
       `${!meets(goal, chosen.heldOut) ? ', which MISSES the target: calibrate on more samples like those the model will meet' : ''}.`
     : '';
   const where = estimated || goal.kind === 'size' || goal.kind === 'default' ? '' : ' on the calibration samples';
-  lines.push(`target met: the chosen file ${reached(goal, chosen, formatBytes, objective)}${where}.${held} ${kind}`);
+  lines.push(`target met: the chosen file ${reached(goal, chosen, formatBytes, objective, target.aim)}${where}.${held} ${kind}`);
   return lines;
 }
