@@ -15,12 +15,18 @@
 // (its original minimum and maximum elements are set there when the rounding moved them).
 //
 // Layers: MatMul with the weight on the right ([K, N]), Gemm ([K, N], or [N, K] with transB), and
-// Conv with 1x1 kernels and one group ([N, K, 1, 1]); other readers keep the nearest codes.
+// Conv with 1x1 kernels and one group ([N, K, 1, 1]), up to GPTQ_MAX_INPUTS inputs and
+// GPTQ_MAX_WORK multiply-adds; other layers keep the nearest codes.
 import { readersOf } from './activation_probe.js';
 import { DATA_TYPE, initializerValues, readGraph, withEdits, withOutputs } from './onnx_graph.js';
 
 // The largest depth rounded this way (the engine's grid above it is not assumed).
 export const GPTQ_MAX_BITS = 8;
+// The largest layers rounded this way: K inputs (H is K x K, inverted in O(K^3)) and K * K * N
+// multiply-adds per rounding. Past either, a layer keeps the nearest codes, so that the work stays
+// at seconds (a [4096, 4096] weight would take minutes and 128 MB per H).
+export const GPTQ_MAX_INPUTS = 1024;
+export const GPTQ_MAX_WORK = 2 ** 28;
 // H's diagonal is raised by this share of its mean before inversion.
 const DAMPING = 0.01;
 
@@ -180,6 +186,7 @@ export async function gptqRounder(model, names, observe) {
   for (const r of readersOf(graph, names)) {
     const t = graph.initializers.get(r.tensor);
     const layout = t && t.dataType === DATA_TYPE.float && !t.external && layoutOf(r, t.dims);
+    if (layout && (layout.K > GPTQ_MAX_INPUTS || layout.K * layout.K * layout.N > GPTQ_MAX_WORK)) continue;
     // One reader per weight: a weight read by two layers has two sets of inputs.
     if (layout && !layers.some((l) => l.tensor === r.tensor) && readersOf(graph, [r.tensor]).length === 1) layers.push({ ...r, t, layout });
   }

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import ort from 'onnxruntime-node';
 import { expand, shrink } from '../../bindings/js/index.node.js';
-import { gptqRounder } from '../../bindings/js/gptq.js';
+import { GPTQ_MAX_INPUTS, gptqRounder } from '../../bindings/js/gptq.js';
 import { initializerValues, readGraph } from '../../bindings/js/onnx_graph.js';
 import { makeEvaluator } from '../../bindings/js/target.js';
 import { field, intAttribute, node, normals, number, str, tensor, valueInfo } from './onnx_writer.mjs';
@@ -73,4 +73,15 @@ test('rounded with the inputs in view: on the engine\'s per-channel grid, and th
   }
   // A depth past GPTQ_MAX_BITS, or a tensor not given: the original values.
   assert.equal(rounder.model({}), original);
+});
+
+test('a layer past GPTQ_MAX_INPUTS inputs keeps the nearest codes (no rounder for it)', async () => {
+  const K = GPTQ_MAX_INPUTS + 1;
+  const graph = [...field(1, node('MatMul', ['a', 'wide'], ['y'])), ...str(2, 'wide'),
+                 ...field(5, tensor('wide', [K, 4], normals(K * 4, 61, 0.1))),
+                 ...field(11, valueInfo('a', [2, K])), ...field(12, valueInfo('y', [2, 4]))];
+  const wide = Uint8Array.from([...number(1, 8), ...field(8, number(2, 13)), ...field(7, graph)]);
+  let observed = false;
+  assert.equal(await gptqRounder(wide, ['wide'], async () => (observed = true)), null);
+  assert.equal(observed, false, 'the model is not even run');
 });
