@@ -125,6 +125,29 @@ function readerGain(reader, weight, values, energy) {
 }
 
 /**
+ * Runs `model` on the calibration samples (`observe`: target.js's makeEvaluator's) with the values
+ * named by `accumulators` (Map name -> { add(tensor, sample, samples) -> false when it cannot take
+ * it }) as extra outputs (or as they are, for the graph's own inputs and outputs), and gives each
+ * its value of every sample. An accumulator that cannot take a value is dropped from the map.
+ * `elemType(name)`: the extra output's TensorProto type (float); `onSample(done, samples)`.
+ * Resolves with the number of calibration samples.
+ */
+export async function observeValues(model, graph, accumulators, observe, { elemType = () => DATA_TYPE.float, onSample = () => {} } = {}) {
+  const present = new Set([...graph.inputs, ...graph.outputs]);
+  const extra = [...accumulators.keys()].filter((name) => !present.has(name)).map((name) => ({ name, elemType: elemType(name) }));
+  let sample = 0, count = 0;
+  await observe(withOutputs(model, graph, extra), (feeds, outputs, samples) => {
+    for (const [name, a] of accumulators) {
+      const t = outputs[name] ?? feeds[name];
+      if (!t || !a.add(t, sample, samples)) accumulators.delete(name);
+    }
+    count = samples;
+    onSample(++sample, samples);
+  });
+  return count;
+}
+
+/**
  * The gain of each tensor in `names` (its readers' squared relative output error per unit of its
  * noise power) from one run of `model` with its readers' values as extra outputs.
  * `observe(model, onSample(feeds, outputs))`: runs a model on the calibration samples (target.js's
@@ -139,17 +162,10 @@ export async function activationGains(model, names, observe, progress = () => {}
     if (r.node.opType === 'Conv' && !energy.get(r.x).perChannel) energy.set(r.x, new Energy(true));
     if (!energy.has(r.y)) energy.set(r.y, new Energy(false));
   }
-  const present = new Set([...graph.inputs, ...graph.outputs]);
   const type = (name) => graph.initializers.get(readers.find((r) => r.x === name || r.y === name).tensor)?.dataType || DATA_TYPE.float;
-  const extra = [...energy.keys()].filter((name) => !present.has(name)).map((name) => ({ name, elemType: type(name) }));
-  let done = 0;
   progress(0, 'measuring how much each tensor moves the outputs');
-  await observe(withOutputs(model, graph, extra), (feeds, outputs, samples) => {
-    for (const [name, e] of energy) {
-      const t = outputs[name] ?? feeds[name];
-      if (!t || !e.add(t)) energy.delete(name);
-    }
-    progress(++done / samples, 'measuring how much each tensor moves the outputs');
+  await observeValues(model, graph, energy, observe, {
+    elemType: type, onSample: (done, samples) => progress(done / samples, 'measuring how much each tensor moves the outputs'),
   });
   const gains = names.map(() => null);
   for (const r of readers) {

@@ -13,8 +13,8 @@
 // the same bits: the weights get the same codes, the biases the corrected values. Near a
 // convolution's padded border the shift is not the same, so the correction is an estimate there;
 // target mode keeps it only where it lowers the measured error (target.js).
-import { DATA_TYPE, initializerValues, readGraph, withEdits, withOutputs } from './onnx_graph.js';
-import { readersOf } from './activation_probe.js';
+import { observeValues, readersOf } from './activation_probe.js';
+import { DATA_TYPE, initializerValues, readGraph, withEdits } from './onnx_graph.js';
 
 // Per-channel sums of a Conv's input (axis 1) or a MatMul's or Gemm's (the last axis), per sample.
 class ChannelMeans {
@@ -135,16 +135,7 @@ export async function biasCorrector(model, names, observe) {
   }
   if (!readers.length) return null;
   const sums = new Map(readers.map((r) => [r.x, new ChannelMeans(r.node.opType === 'Conv' ? 'channel' : 'last')]));
-  const present = new Set([...graph.inputs, ...graph.outputs]);
-  const extra = [...sums.keys()].filter((name) => !present.has(name)).map((name) => ({ name, elemType: DATA_TYPE.float }));
-  let sample = 0, calibrate = 0;
-  await observe(withOutputs(model, graph, extra), (feeds, outputs, samples) => {
-    for (const [name, m] of sums) {
-      const t = outputs[name] ?? feeds[name];
-      if (!t || !m.add(t, sample)) sums.delete(name);
-    }
-    sample++, (calibrate = samples);
-  });
+  const calibrate = await observeValues(model, graph, sums, observe);
   const originals = new Map();
   const valuesOf = (name) => originals.get(name) ?? originals.set(name, initializerValues(model, graph.initializers.get(name))).get(name);
   return {

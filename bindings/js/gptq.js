@@ -17,8 +17,8 @@
 // Layers: MatMul with the weight on the right ([K, N]), Gemm ([K, N], or [N, K] with transB), and
 // Conv with 1x1 kernels and one group ([N, K, 1, 1]), up to GPTQ_MAX_INPUTS inputs and
 // GPTQ_MAX_WORK multiply-adds; other layers keep the nearest codes.
-import { readersOf } from './activation_probe.js';
-import { DATA_TYPE, initializerValues, readGraph, withEdits, withOutputs } from './onnx_graph.js';
+import { observeValues, readersOf } from './activation_probe.js';
+import { DATA_TYPE, initializerValues, readGraph, withEdits } from './onnx_graph.js';
 
 // The largest depth rounded this way (the engine's grid above it is not assumed).
 export const GPTQ_MAX_BITS = 8;
@@ -193,18 +193,12 @@ export async function gptqRounder(model, names, observe) {
   if (!layers.length) return null;
   // The products of each half of the calibration samples apart (the first ceil(n / 2), the rest),
   // so that the rounding can be checked on samples it did not come from (target.js).
-  const products = new Map(layers.map((l) => [l.x, { halves: [0, 1].map(() => new Float64Array(l.layout.K ** 2)), K: l.layout.K, axis: l.layout.axis }]));
-  const present = new Set([...graph.inputs, ...graph.outputs]);
-  const extra = [...products.keys()].filter((name) => !present.has(name)).map((name) => ({ name, elemType: DATA_TYPE.float }));
-  let sample = 0, calibrate = 0;
-  await observe(withOutputs(model, graph, extra), (feeds, outputs, samples) => {
-    const half = sample < Math.ceil(samples / 2) ? 0 : 1;
-    for (const [name, p] of products) {
-      const t = outputs[name] ?? feeds[name];
-      if (!t || !addProducts(p.halves[half], p.K, t, p.axis)) products.delete(name);
-    }
-    sample++, (calibrate = samples);
-  });
+  const products = new Map(layers.map((l) => {
+    const p = { halves: [0, 1].map(() => new Float64Array(l.layout.K ** 2)), K: l.layout.K, axis: l.layout.axis };
+    p.add = (t, sample, samples) => addProducts(p.halves[sample < Math.ceil(samples / 2) ? 0 : 1], p.K, t, p.axis);
+    return [l.x, p];
+  }));
+  const calibrate = await observeValues(model, graph, products, observe);
   const usable = layers.filter((l) => products.has(l.x));
   const factors = new Map(), rounded = new Map();
   const productsOf = (x, from) => {

@@ -300,7 +300,7 @@ export interface TargetResult extends ShrinkResult {
                          measured: { without: number; with: number; seen: number; bits: number } | null } | null;
             /** The target the calibration samples were held to (tighter than `goal` for agree, and after such rounding). */
             aim?: { kind: string; value: number } | null;
-            biasCorrection: { layers: number; kept: boolean; measured: { without: number; with: number; bits: number } | null } | null;
+            biasCorrection: { layers: number; kept: boolean; measured: { without: number; with: number; seen: number; bits: number } | null } | null;
             /** The target as met: its kind and value; a size as `bytes` of the objective; 'default' with its `predicted` error. */
             goal: { kind: 'relL2' | 'maxAbs' | 'agree' | 'size' | 'default'; value?: number; bytes?: number; fraction?: number; predicted?: number };
             /** How many samples were calibrated on and held out (null without samples: `estimated`). */

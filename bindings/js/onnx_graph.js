@@ -226,6 +226,7 @@ export function withEdits(model, graph, { values = [], inputs = [], initializers
     const view = new DataView(copy.buffer, copy.byteOffset + from, to - from);
     v.forEach((x, i) => view.setFloat32(4 * i, x, true));
   }
+  if (!inputs.length && !initializers.length) return copy;  // same layout: the copy is the model
   const encoder = new TextEncoder();
   const added = new Map();
   for (const { node, name } of inputs) added.set(node.range[0], [...(added.get(node.range[0]) ?? []), ...lengthDelimited(NODE.input, encoder.encode(name))]);

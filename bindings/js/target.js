@@ -460,25 +460,31 @@ export const ROUNDING_CHECK_BITS = 6;
 // seen over the error on the half seen is `overfit`: the search then holds the calibration samples
 // to a target that much tighter (calibrationAim), as its rounding fits them.
 async function checkRounding(rounder, { rows, shrink, model, options, measure, target }) {
-  rounder.kept = false;
-  rounder.measured = null;
-  const n = rounder.samples;
-  if (n < 2) return;
-  const halves = [[...Array(Math.ceil(n / 2)).keys()], [...Array(n).keys()].slice(Math.ceil(n / 2))];
   const tensorBits = Object.fromEntries(rows.map((r) => [r.name, ROUNDING_CHECK_BITS]));
-  const nearest = await shrink(model, { ...options, tensorBits });
-  let without = 0, withIt = 0, own = 0;
-  for (const k of [0, 1]) {
-    const on = halves[1 - k];
-    const rounded = await shrink(rounder.model(tensorBits, k), { ...options, tensorBits });
-    without += badness(target, (await measure(nearest.model, { only: on })).calibration) ** 2;
-    withIt += badness(target, (await measure(rounded.model, { only: on })).calibration) ** 2;
-    own += badness(target, (await measure(rounded.model, { only: halves[k] })).calibration) ** 2;
-  }
+  const measured = rounder.samples >= 2 && await acrossHalves(rounder.samples, (await shrink(model, { ...options, tensorBits })).model,
+                                                               async (half, k) => (await shrink(rounder.model(tensorBits, k), { ...options, tensorBits })).model, measure, target);
+  rounder.measured = measured ? { ...measured, bits: ROUNDING_CHECK_BITS } : null;
+  rounder.kept = Boolean(measured) && measured.with < measured.without;
   // How much larger the error is on the half the rounding did not see than on the one it did.
-  rounder.overfit = own > 0 ? Math.max(1, Math.sqrt(withIt / own)) : 1;
-  rounder.measured = { without: Math.sqrt(without / 2), with: Math.sqrt(withIt / 2), seen: Math.sqrt(own / 2), bits: ROUNDING_CHECK_BITS };
-  rounder.kept = withIt < without;
+  rounder.overfit = measured && measured.seen > 0 ? Math.max(1, measured.with / measured.seen) : 1;
+}
+
+// Each half of `n` calibration samples making a file (`make(half's indices, 0 or 1)`, null: none),
+// measured on the other half and on its own, against `plain` on the same halves: the target's
+// measure as a root mean square over the two halves, `without`, `with` and `seen` (on the half that
+// made it). Null when a half makes no file.
+async function acrossHalves(n, plain, make, measure, target) {
+  const halves = [[...Array(Math.ceil(n / 2)).keys()], [...Array(n).keys()].slice(Math.ceil(n / 2))];
+  const on = async (file, only) => badness(target, (await measure(file, { only })).calibration) ** 2;
+  let without = 0, withIt = 0, seen = 0;
+  for (const [k, half] of halves.entries()) {
+    const file = await make(half, k);
+    if (!file) return null;
+    without += await on(plain, halves[1 - k]);
+    withIt += await on(file, halves[1 - k]);
+    seen += await on(file, half);
+  }
+  return { without: Math.sqrt(without / 2), with: Math.sqrt(withIt / 2), seen: Math.sqrt(seen / 2) };
 }
 
 // What the evidence says of the rounding: the layers it can round, whether the search kept it,
@@ -492,22 +498,10 @@ function roundingSummary(r) {
 // against the uncorrected file on the same halves (every tensor at CROSS_CHECK_BITS). Kept only if
 // the summed squared error falls; not tried with one calibration sample (nothing to check it on).
 async function crossCheck(correction, { rows, build, corrected, measure, target }) {
-  correction.kept = false;
-  correction.measured = null;
-  const n = correction.samples;
-  if (n < 2) return;
-  const halves = [[...Array(Math.ceil(n / 2)).keys()], [...Array(n).keys()].slice(Math.ceil(n / 2))];
-  const plain = await build({ bits: rows.map(() => CROSS_CHECK_BITS) });
-  let without = 0, withIt = 0;
-  for (const [k, from] of halves.entries()) {
-    const on = halves[1 - k];
-    const fixed = await corrected(plain, undefined, from);
-    if (!fixed) return;
-    without += badness(target, (await measure(plain.model, { only: on })).calibration) ** 2;
-    withIt += badness(target, (await measure(fixed.model, { only: on })).calibration) ** 2;
-  }
-  correction.measured = { without: Math.sqrt(without / 2), with: Math.sqrt(withIt / 2), bits: CROSS_CHECK_BITS };
-  correction.kept = withIt < without;
+  const plain = correction.samples >= 2 && (await build({ bits: rows.map(() => CROSS_CHECK_BITS) }));
+  const measured = plain && await acrossHalves(correction.samples, plain.model, async (half) => (await corrected(plain, undefined, half))?.model, measure, target);
+  correction.measured = measured ? { ...measured, bits: CROSS_CHECK_BITS } : null;
+  correction.kept = Boolean(measured) && measured.with < measured.without;
 }
 
 // How far measurements are from meeting an error target, as a number that grows with the error.
