@@ -46,6 +46,8 @@ const FORMS = {
   'int16+grouped': 'int16 codes + float16 grouped',
   'int-unpack': 'low bits unpacked by BitShift + uint8 Mod (no float fmod)',
   'int-unpack+grouped': 'int unpack + float16 grouped',
+  'low-bytes': 'low bits one uint8 a weight, Cast -> Div (no unpack chain)',
+  'low-bytes+grouped': 'low bytes + float16 grouped',
   'bound-cast-mul': 'BOUND, not the same weights: int16 codes, Cast -> Mul only, no float16',
   'bound-no-offset': 'BOUND, not the same weights: as above with the factor Mul',
   'bound-no-factor': 'BOUND, not the same weights: as above with the offset Add',
