@@ -43,53 +43,12 @@ struct FactorWalk {
   double at(uint64_t k) const { return factors ? factors[(k / inner) % extent] : 1.0; }
 };
 
-// The errors d = value - reconstruction (before the factor) of values [begin, end) of one group
-// into `out`, the reconstruction as the model computes it (float Cast, Mul, Add), four at a time
-// with the same operations lane by lane as the scalar loop; whether one of the values is zero.
-ONNX_SHRINK_NOINLINE bool errors(const uint8_t* values, const int8_t* codes, const uint8_t* low, int32_t bits, uint64_t begin, uint64_t end,
-            float scale, float offset, double* out) {
-  bool any_zero = false;
-  uint64_t k = begin;
-#if ONNX_SHRINK_SIMD
-  {
-    namespace v4 = kernels::v4;
-    const v4::f32 vscale = v4::splat(scale), voffset = v4::splat(offset), step = v4::splat(static_cast<float>(1 << bits));
-    v4::i32 zeros = v4::isplat(0);
-    for (; k + 4 <= end; k += 4) {
-      const v4::f32 x = v4::load(values + 4 * k);
-      v4::f32 code = v4::load_i8x4_as_float(reinterpret_cast<const uint8_t*>(codes + k));
-      if (low) code = v4::add(v4::mul(code, step), v4::load_u8x4_as_float(low + k));
-      const v4::f32 u = v4::add(v4::mul(code, vscale), voffset);
-      v4::store_f64(out + (k - begin), v4::sub_f64(v4::widen_low(x), v4::widen_low(u)));
-      v4::store_f64(out + (k - begin) + 2, v4::sub_f64(v4::widen_high(x), v4::widen_high(u)));
-      zeros = v4::bor(zeros, v4::zero_mask(x));
-    }
-    any_zero = v4::any(zeros);
-  }
-#endif
-  for (; k < end; ++k) {
-    const float v = kernels::load_f32(values + 4 * k);
-    any_zero |= v == 0.0f;
-    out[k - begin] = static_cast<double>(v) - (code_at(codes, low, bits, k) * scale + offset);
-  }
-  return any_zero;
+// The error d = value - reconstruction (before the factor) of value k of a group, the
+// reconstruction as the model computes it (float Cast, Mul, Add).
+inline double error_at(const uint8_t* values, const int8_t* codes, const uint8_t* low, int32_t bits, uint64_t k, float scale,
+                       float offset) {
+  return static_cast<double>(kernels::load_f32(values + 4 * k)) - (code_at(codes, low, bits, k) * scale + offset);
 }
-
-// A sum of errors in a fixed order, the same in every build: the even and the odd positions in
-// two sums (added in order), then those two added.
-struct OrderedSum {
-  double even = 0, odd = 0;
-  uint64_t count = 0;
-  void add(const double* d, uint64_t n) {
-    const bool swapped = count & 1;  // d[0] goes to the odd sum
-    double a = swapped ? odd : even, b = swapped ? even : odd;
-    uint64_t i = 0;
-    for (; i + 2 <= n; i += 2) a += d[i], b += d[i + 1];
-    if (i < n) a += d[i];
-    even = swapped ? b : a, odd = swapped ? a : b, count += n;
-  }
-  double total() const { return even + odd; }
-};
 
 // Adds `count` values of one factor f whose errors sum to d.
 inline void accumulate(Sums& s, double d, double f, double count) {
@@ -99,36 +58,128 @@ inline void accumulate(Sums& s, double d, double f, double count) {
   s.ff += f * f * count;
 }
 
+// Running sums of d f and d f^2 over a run of one group, eight of each: value i of the run goes to
+// sum i mod 8. The SIMD loop and the scalar one do the same operations, sum by sum, so every build
+// gets the same bits; eight independent sums keep the adds from waiting on one another.
+struct LaneSums {
+  double df[8] = {}, dff[8] = {};
+  // The sums added in a fixed order: ((0 + 1) + (2 + 3)) + ((4 + 5) + (6 + 7)).
+  static double total(const double* l) { return ((l[0] + l[1]) + (l[2] + l[3])) + ((l[4] + l[5]) + (l[6] + l[7])); }
+};
+
+// Values [begin, end) of one group into `sums` (`begin` a multiple of 8 values from the run's start),
+// `f` the factor of each value (nullptr: all 1, and only the sums of d f, which equal those of
+// d f^2); whether one of the values is zero.
+ONNX_SHRINK_NOINLINE bool lane_sums(const uint8_t* values, const int8_t* codes, const uint8_t* low, int32_t bits, uint64_t begin,
+                                    uint64_t end, float scale, float offset, const double* f, LaneSums& sums) {
+  bool any_zero = false;
+  uint64_t k = begin;
+#if ONNX_SHRINK_SIMD
+  {
+    namespace v4 = kernels::v4;
+    const v4::f32 vscale = v4::splat(scale), voffset = v4::splat(offset), step = v4::splat(static_cast<float>(1 << bits));
+    v4::i32 zeros = v4::isplat(0);
+    v4::f64 df[4], dff[4];
+    for (int q = 0; q < 4; ++q) df[q] = v4::load_f64(sums.df + 2 * q), dff[q] = v4::load_f64(sums.dff + 2 * q);
+    for (; k + 8 <= end; k += 8) {
+      for (int h = 0; h < 2; ++h) {
+        const uint64_t at = k + 4 * h;
+        const v4::f32 x = v4::load(values + 4 * at);
+        v4::f32 code = v4::load_i8x4_as_float(reinterpret_cast<const uint8_t*>(codes + at));
+        if (low) code = v4::add(v4::mul(code, step), v4::load_u8x4_as_float(low + at));
+        const v4::f32 u = v4::add(v4::mul(code, vscale), voffset);
+        zeros = v4::bor(zeros, v4::zero_mask(x));
+        const v4::f64 d[2] = {v4::sub_f64(v4::widen_low(x), v4::widen_low(u)), v4::sub_f64(v4::widen_high(x), v4::widen_high(u))};
+        for (int q = 0; q < 2; ++q) {
+          if (f) {
+            const v4::f64 vf = v4::load_f64(f + (at - begin) + 2 * q);
+            const v4::f64 t = v4::mul_f64(d[q], vf);
+            df[2 * h + q] = v4::add_f64(df[2 * h + q], t);
+            dff[2 * h + q] = v4::add_f64(dff[2 * h + q], v4::mul_f64(t, vf));
+          } else {
+            df[2 * h + q] = v4::add_f64(df[2 * h + q], d[q]);
+          }
+        }
+      }
+    }
+    for (int q = 0; q < 4; ++q) v4::store_f64(sums.df + 2 * q, df[q]), v4::store_f64(sums.dff + 2 * q, dff[q]);
+    any_zero = v4::any(zeros);
+  }
+#endif
+  for (; k < end; ++k) {
+    const uint64_t lane = (k - begin) & 7;
+    any_zero |= kernels::load_f32(values + 4 * k) == 0.0f;
+    const double d = error_at(values, codes, low, bits, k, scale, offset);
+    if (f) {
+      const double t = d * f[k - begin];
+      sums.df[lane] += t;
+      sums.dff[lane] += t * f[k - begin];
+    } else {
+      sums.df[lane] += d;
+    }
+  }
+  return any_zero;
+}
+
+// The factors of a stretch of values, f[i] that of value start + i, with their sum and the sum of
+// their squares; kept while the next stretch starts at the same place in the factors' period (a
+// conv kernel's rows all do) and is as long.
+class StretchFactors {
+ public:
+  StretchFactors(const float* factors, const AxisView& v) : factors_(factors), inner_(v.inner), extent_(v.extent) {}
+  // The stretch's factors; nullptr without factors.
+  const double* at(uint64_t start, uint64_t count) {
+    if (!factors_) return nullptr;
+    const uint64_t phase = start % (inner_ * extent_);
+    if (phase == phase_ && count == f_.size()) return f_.data();
+    phase_ = phase;
+    f_.resize(count);
+    sum_ = sum_sq_ = 0;
+    uint64_t j = (start / inner_) % extent_, left = inner_ - start % inner_;
+    for (uint64_t i = 0; i < count;) {
+      const double f = factors_[j];
+      for (const uint64_t stop = std::min(count, i + left); i < stop; ++i) f_[i] = f, sum_ += f, sum_sq_ += f * f;
+      left = inner_;
+      if (++j == extent_) j = 0;
+    }
+    return f_.data();
+  }
+  // Of the last stretch, `count` long (without factors, all 1).
+  double sum(uint64_t count) const { return factors_ ? sum_ : static_cast<double>(count); }
+  double sum_sq(uint64_t count) const { return factors_ ? sum_sq_ : static_cast<double>(count); }
+
+ private:
+  const float* factors_;
+  uint64_t inner_, extent_, phase_ = UINT64_MAX;
+  std::vector<double> f_;
+  double sum_ = 0, sum_sq_ = 0;
+};
+
 // Groups that are runs of consecutive values: the whole tensor, rows along the channel axis, blocks.
-// Within a run, the values that share a factor f (a segment) add their summed error D once: D f,
-// D f^2. The errors go through a buffer a stretch at a time, so that short segments (a conv
-// kernel's 3x3 values per input channel) cost no call or tail each.
+// A run goes a stretch at a time (a multiple of 8 values long, so that each value keeps its sum),
+// with each value's factor beside it: no walk, segment by segment, over short stretches of one
+// factor (a conv kernel's 3x3 values per input channel). Runs up to a stretch long are one stretch
+// each, so that the rows of a conv kernel all use the same factors.
 ONNX_SHRINK_NOINLINE void runs(const Int8Layout& l, uint64_t n, const uint8_t* values, const int8_t* codes, const uint8_t* low, int32_t bits,
-          const float* scales, const float* offsets, FactorWalk& fw, std::vector<Sums>& sums) {
+          const float* scales, const float* offsets, StretchFactors& factors, std::vector<Sums>& sums) {
   const uint64_t length = l.kind == Int8Layout::Tensor ? n : l.kind == Int8Layout::Rows ? l.inner : l.block;
-  constexpr uint64_t kStretch = 2048;
-  std::vector<double> d(std::min(length, kStretch));
+  constexpr uint64_t kStretch = 32768;  // 256 KB of factors
   for (uint64_t start = 0, r = 0; start < n; start += length, ++r) {
     const uint64_t g = l.kind == Int8Layout::Tensor ? 0 : l.kind == Int8Layout::Rows ? r % l.channels : r;
-    Sums s = sums[g];
-    OrderedSum segment;
-    for (uint64_t k = start, end = start + length; k < end;) {
-      const uint64_t stretch_end = std::min(end, k + kStretch);
-      s.zero |= errors(values, codes, low, bits, k, stretch_end, scales[g], offsets[g], d.data());
-      for (uint64_t j = k; j < stretch_end;) {
-        const uint64_t left = fw.same(), stop = stretch_end - j < left ? stretch_end : j + left;
-        segment.add(d.data() + (j - k), stop - j);
-        const double f = fw.current();
-        fw.advance(stop - j);
-        if (stop == j + left || stop == end) {  // the segment ends: its factor changes, or the run
-          accumulate(s, segment.total(), f, static_cast<double>(segment.count));
-          segment = OrderedSum();
-        }
-        j = stop;
-      }
-      k = stretch_end;
+    Sums& s = sums[g];
+    LaneSums lanes;
+    bool with_factors = false;
+    for (uint64_t k = start, end = start + length; k < end; k += kStretch) {
+      const uint64_t count = std::min(end - k, kStretch);
+      const double* f = factors.at(k, count);
+      with_factors = f != nullptr;
+      s.zero |= lane_sums(values, codes, low, bits, k, k + count, scales[g], offsets[g], f, lanes);
+      s.f += factors.sum(count);
+      s.ff += factors.sum_sq(count);
     }
-    sums[g] = s;
+    const double df = LaneSums::total(lanes.df);
+    s.df += df;
+    s.dff += with_factors ? LaneSums::total(lanes.dff) : df;
   }
 }
 
@@ -216,13 +267,13 @@ ONNX_SHRINK_COLD double correct_offsets(const Int8Layout& l, const std::vector<i
   } else if (l.kind == Int8Layout::Columns || l.kind == Int8Layout::ColumnBlocks) {
     for (uint64_t k = 0; k < n; ++k) {  // a factor that changes along a row (not made by the chooser)
       const uint64_t g = group_of(l, k);
-      double d = 0;
-      sums[g].zero |= errors(values, codes, low, bits, k, k + 1, scales[g], offsets[g], &d);
-      accumulate(sums[g], d, fw.current(), 1);
+      sums[g].zero |= kernels::load_f32(values + 4 * k) == 0.0f;
+      accumulate(sums[g], error_at(values, codes, low, bits, k, scales[g], offsets[g]), fw.current(), 1);
       fw.advance(1);
     }
   } else {
-    runs(l, n, values, codes, low, bits, scales, offsets, fw, sums);
+    StretchFactors stretch_factors(factors, factors ? view_around(dims, l.factor_axis) : AxisView{});
+    runs(l, n, values, codes, low, bits, scales, offsets, stretch_factors, sums);
   }
   // Errors (d - t) f sum to zero for t = sum d f / sum f; the squared error changes by
   // -2 t sum d f^2 + t^2 sum f^2 (with t as stored, a float).

@@ -151,6 +151,8 @@ ONNX_SHRINK_ALWAYS_INLINE f64 sub_f64(f64 a, f64 b) { return wasm_f64x2_sub(a, b
 ONNX_SHRINK_ALWAYS_INLINE f64 zero_f64() { return wasm_f64x2_splat(0); }
 ONNX_SHRINK_ALWAYS_INLINE double lane_f64(f64 v, int i) { return i ? wasm_f64x2_extract_lane(v, 1) : wasm_f64x2_extract_lane(v, 0); }
 ONNX_SHRINK_ALWAYS_INLINE void store_f64(double* p, f64 v) { wasm_v128_store(p, v); }
+ONNX_SHRINK_ALWAYS_INLINE f64 mul_f64(f64 a, f64 b) { return wasm_f64x2_mul(a, b); }
+ONNX_SHRINK_ALWAYS_INLINE f64 load_f64(const double* p) { return wasm_v128_load(p); }
 #else  // SSE2
 using f32 = __m128;
 using i32 = __m128i;
@@ -224,6 +226,8 @@ ONNX_SHRINK_ALWAYS_INLINE f64 sub_f64(f64 a, f64 b) { return _mm_sub_pd(a, b); }
 ONNX_SHRINK_ALWAYS_INLINE f64 zero_f64() { return _mm_setzero_pd(); }
 ONNX_SHRINK_ALWAYS_INLINE double lane_f64(f64 v, int i) { return i ? _mm_cvtsd_f64(_mm_unpackhi_pd(v, v)) : _mm_cvtsd_f64(v); }
 ONNX_SHRINK_ALWAYS_INLINE void store_f64(double* p, f64 v) { _mm_storeu_pd(p, v); }
+ONNX_SHRINK_ALWAYS_INLINE f64 mul_f64(f64 a, f64 b) { return _mm_mul_pd(a, b); }
+ONNX_SHRINK_ALWAYS_INLINE f64 load_f64(const double* p) { return _mm_loadu_pd(p); }
 #endif
 
 }  // namespace onnx_shrink::kernels::v4
