@@ -114,9 +114,12 @@ enum class RunOp : uint8_t { Mul, MulAdd, SubMul };
 
 namespace scalar {
 ONNX_SHRINK_KERNELS
-// Sets bit b of `bitmap` (bins bits) for the bin b of each value, binned as in histogram. Scalar
-// only: it runs on samples of a few thousand values.
-void mark_bins(const uint8_t* x, size_t n, float min, float bin_scale, uint32_t bins, uint64_t* bitmap);
+// Sets bit b of `bitmap` (bins bits) for the bin b of each value, binned as in histogram (the
+// codebook test, on samples of the tensor); returns how many bits it set, stopping once that is
+// more than `limit` (the test's answer is known then: most samples get there within a few
+// thousand values, so a SIMD twin would not pay for its bytes in the wasm module).
+uint32_t mark_bins(const uint8_t* x, size_t n, float min, float bin_scale, uint32_t bins, uint64_t* bitmap,
+                   uint32_t limit = UINT32_MAX);
 }
 #if ONNX_SHRINK_SIMD
 namespace simd {

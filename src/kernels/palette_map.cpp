@@ -19,6 +19,13 @@ inline uint32_t bin_of(float v, float min, float bin_scale, uint32_t bins) {
   return static_cast<uint32_t>(t);
 }
 
+// Sets bit b; true when it was not set before.
+inline bool mark_bin(uint64_t* bitmap, uint32_t b) {
+  const uint64_t bit = uint64_t{1} << (b & 63), word = bitmap[b >> 6];
+  bitmap[b >> 6] = word | bit;
+  return !(word & bit);
+}
+
 inline uint16_t settle(float v, uint32_t j, const float* thresholds, uint32_t levels) {
   while (j > 0 && v < thresholds[j - 1]) --j;
   while (j + 1 < levels && !(v < thresholds[j])) ++j;
@@ -39,11 +46,10 @@ void histogram(const uint8_t* x, size_t n, float min, float bin_scale, uint32_t 
   }
 }
 
-void mark_bins(const uint8_t* x, size_t n, float min, float bin_scale, uint32_t bins, uint64_t* bitmap) {
-  for (size_t i = 0; i < n; ++i) {
-    const uint32_t b = bin_of(load_f32(x + 4 * i), min, bin_scale, bins);
-    bitmap[b >> 6] |= uint64_t{1} << (b & 63);
-  }
+uint32_t mark_bins(const uint8_t* x, size_t n, float min, float bin_scale, uint32_t bins, uint64_t* bitmap, uint32_t limit) {
+  uint32_t marked = 0;
+  for (size_t i = 0; i < n && marked <= limit; ++i) marked += mark_bin(bitmap, bin_of(load_f32(x + 4 * i), min, bin_scale, bins));
+  return marked;
 }
 
 void palette_indices(const uint8_t* x, size_t n, float min, float bin_scale, uint32_t bins, const uint16_t* guess,

@@ -392,13 +392,20 @@ TEST(Kernels, MarkedBinsAreTheHistogramsOccupiedBins) {
     EXPECT_EQ(shape.bins, h.bins);
     EXPECT_EQ(shape.bin_scale, h.bin_scale);
     std::vector<uint64_t> a(h.bins / 64, 0);
-    k::scalar::mark_bins(v.data, n, shape.min, shape.bin_scale, shape.bins, a.data());
-    size_t occupied = 0;
+    const uint32_t counted = k::scalar::mark_bins(v.data, n, shape.min, shape.bin_scale, shape.bins, a.data());
+    uint32_t occupied = 0;
     for (uint32_t bin = 0; bin < h.bins; ++bin) {
       EXPECT_EQ((a[bin >> 6] >> (bin & 63)) & 1, h.counts[bin] != 0 ? 1u : 0u) << "bin " << bin;
       occupied += h.counts[bin] != 0;
     }
     EXPECT_GT(occupied, 1u);
+    EXPECT_EQ(counted, occupied);
+    // With a limit: the count goes past it exactly when the occupied bins do, and stops there.
+    for (const uint32_t limit : {occupied / 2, occupied - 1, occupied}) {
+      std::vector<uint64_t> c(h.bins / 64, 0);
+      const uint32_t s = k::scalar::mark_bins(v.data, n, shape.min, shape.bin_scale, shape.bins, c.data(), limit);
+      EXPECT_EQ(s, occupied > limit ? limit + 1 : occupied) << "limit " << limit;
+    }
   }
 }
 
