@@ -68,8 +68,7 @@ struct LaneSums {
 };
 
 // Values [begin, end) of one group into `sums` (`begin` a multiple of 8 values from the run's start),
-// `f` the factor of each value (nullptr: all 1, and only the sums of d f, which equal those of
-// d f^2); whether one of the values is zero.
+// `f` the factor of each value; whether one of the values is zero.
 ONNX_SHRINK_NOINLINE bool lane_sums(const uint8_t* values, const int8_t* codes, const uint8_t* low, int32_t bits, uint64_t begin,
                                     uint64_t end, float scale, float offset, const double* f, LaneSums& sums) {
   bool any_zero = false;
@@ -91,14 +90,10 @@ ONNX_SHRINK_NOINLINE bool lane_sums(const uint8_t* values, const int8_t* codes, 
         zeros = v4::bor(zeros, v4::zero_mask(x));
         const v4::f64 d[2] = {v4::sub_f64(v4::widen_low(x), v4::widen_low(u)), v4::sub_f64(v4::widen_high(x), v4::widen_high(u))};
         for (int q = 0; q < 2; ++q) {
-          if (f) {
-            const v4::f64 vf = v4::load_f64(f + (at - begin) + 2 * q);
-            const v4::f64 t = v4::mul_f64(d[q], vf);
-            df[2 * h + q] = v4::add_f64(df[2 * h + q], t);
-            dff[2 * h + q] = v4::add_f64(dff[2 * h + q], v4::mul_f64(t, vf));
-          } else {
-            df[2 * h + q] = v4::add_f64(df[2 * h + q], d[q]);
-          }
+          const v4::f64 vf = v4::load_f64(f + (at - begin) + 2 * q);
+          const v4::f64 t = v4::mul_f64(d[q], vf);
+          df[2 * h + q] = v4::add_f64(df[2 * h + q], t);
+          dff[2 * h + q] = v4::add_f64(dff[2 * h + q], v4::mul_f64(t, vf));
         }
       }
     }
@@ -110,26 +105,22 @@ ONNX_SHRINK_NOINLINE bool lane_sums(const uint8_t* values, const int8_t* codes, 
     const uint64_t lane = (k - begin) & 7;
     any_zero |= kernels::load_f32(values + 4 * k) == 0.0f;
     const double d = error_at(values, codes, low, bits, k, scale, offset);
-    if (f) {
-      const double t = d * f[k - begin];
-      sums.df[lane] += t;
-      sums.dff[lane] += t * f[k - begin];
-    } else {
-      sums.df[lane] += d;
-    }
+    const double t = d * f[k - begin];
+    sums.df[lane] += t;
+    sums.dff[lane] += t * f[k - begin];
   }
   return any_zero;
 }
 
 // The factors of a stretch of values, f[i] that of value start + i, with their sum and the sum of
 // their squares; kept while the next stretch starts at the same place in the factors' period (a
-// conv kernel's rows all do) and is as long.
+// conv kernel's rows all do) and is as long. Without factors, all 1 (d 1 is d exactly).
 class StretchFactors {
  public:
-  StretchFactors(const float* factors, const AxisView& v) : factors_(factors), inner_(v.inner), extent_(v.extent) {}
-  // The stretch's factors; nullptr without factors.
+  StretchFactors(const float* factors, const AxisView& v)
+      : factors_(factors ? factors : &one_), inner_(factors ? v.inner : 1), extent_(factors ? v.extent : 1) {}
+  // The stretch's factors.
   const double* at(uint64_t start, uint64_t count) {
-    if (!factors_) return nullptr;
     const uint64_t phase = start % (inner_ * extent_);
     if (phase == phase_ && count == f_.size()) return f_.data();
     phase_ = phase;
@@ -144,11 +135,12 @@ class StretchFactors {
     }
     return f_.data();
   }
-  // Of the last stretch, `count` long (without factors, all 1).
-  double sum(uint64_t count) const { return factors_ ? sum_ : static_cast<double>(count); }
-  double sum_sq(uint64_t count) const { return factors_ ? sum_sq_ : static_cast<double>(count); }
+  // Of the last stretch.
+  double sum() const { return sum_; }
+  double sum_sq() const { return sum_sq_; }
 
  private:
+  static constexpr float one_ = 1.0f;
   const float* factors_;
   uint64_t inner_, extent_, phase_ = UINT64_MAX;
   std::vector<double> f_;
@@ -168,18 +160,15 @@ ONNX_SHRINK_NOINLINE void runs(const Int8Layout& l, uint64_t n, const uint8_t* v
     const uint64_t g = l.kind == Int8Layout::Tensor ? 0 : l.kind == Int8Layout::Rows ? r % l.channels : r;
     Sums& s = sums[g];
     LaneSums lanes;
-    bool with_factors = false;
     for (uint64_t k = start, end = start + length; k < end; k += kStretch) {
       const uint64_t count = std::min(end - k, kStretch);
       const double* f = factors.at(k, count);
-      with_factors = f != nullptr;
       s.zero |= lane_sums(values, codes, low, bits, k, k + count, scales[g], offsets[g], f, lanes);
-      s.f += factors.sum(count);
-      s.ff += factors.sum_sq(count);
+      s.f += factors.sum();
+      s.ff += factors.sum_sq();
     }
-    const double df = LaneSums::total(lanes.df);
-    s.df += df;
-    s.dff += with_factors ? LaneSums::total(lanes.dff) : df;
+    s.df += LaneSums::total(lanes.df);
+    s.dff += LaneSums::total(lanes.dff);
   }
 }
 
