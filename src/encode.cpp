@@ -380,16 +380,28 @@ ONNX_SHRINK_COLD void Encoder::palette(int32_t i, const Payload& payload, Sink& 
     double s = 0, e = 0, eu = 0;
     auto map = [&](auto element) {  // by element size, so that the copies are single moves
       using T = decltype(element);
+      // Locals, not the captured sums and pointers: the copies below go through byte pointers,
+      // which may alias anything, so the compiler would store and reload the sums for every value
+      // (twice as slow). The same additions in the same order.
+      double sum = 0, error = 0, error_uniform = 0;
+      uint8_t* const to = out_.data();
+      const uint8_t* const from = level_bytes.data();
+      uint8_t* const used_levels = seen.data();
+      const uint16_t* const index = indices_.data();
+      const int32_t* const uniform_index = seed_.data();
+      const float* const level_value = stored.data();
+      const float* const uniform_value = uniform_values.data();
       for (size_t k = 0; k < n; ++k) {
         const float v = kernels::load_f32(x + 4 * k);
-        const uint16_t idx = indices_[k];
-        std::memcpy(out_.data() + k * sizeof(T), &level_bytes[idx * sizeof(T)], sizeof(T));
-        seen[idx] = 1;
-        const double dv = double(v) - stored[idx], du = double(v) - uniform_values[seed_[k]];
-        s += double(v) * v;
-        e += dv * dv;
-        eu += du * du;
+        const uint16_t idx = index[k];
+        std::memcpy(to + k * sizeof(T), from + idx * sizeof(T), sizeof(T));
+        used_levels[idx] = 1;
+        const double dv = double(v) - level_value[idx], du = double(v) - uniform_value[uniform_index[k]];
+        sum += double(v) * v;
+        error += dv * dv;
+        error_uniform += du * du;
       }
+      s = sum, e = error, eu = error_uniform;
     };
     if (bytes == 4) map(uint32_t{});
     else if (bytes == 2) map(uint16_t{});
@@ -406,15 +418,38 @@ ONNX_SHRINK_COLD void Encoder::palette(int32_t i, const Payload& payload, Sink& 
       std::memcpy(&level_bytes[k * bytes], out_.data(), bytes);
     }
     double s = 0, e = 0;
-    for (size_t k = 0; k < n; ++k) {
-      const float v = kernels::load_f32(x + 4 * k);
-      const int32_t level = range > 0 ? seed_[k] : 0;
-      const float y = range > 0 ? stored[level] : store(k, v);
-      if (range > 0) std::memcpy(out_.data() + k * bytes, &level_bytes[level * bytes], bytes);
-      if (range > 0) seen[level] = 1;
-      const double dv = double(v) - y;
-      s += double(v) * v;
-      e += dv * dv;
+    auto map = [&](auto element) {  // as above: by element size, with locals
+      using T = decltype(element);
+      double sum = 0, error = 0;
+      uint8_t* const to = out_.data();
+      const uint8_t* const from = level_bytes.data();
+      uint8_t* const used_levels = seen.data();
+      const int32_t* const index = seed_.data();
+      const float* const level_value = stored.data();
+      for (size_t k = 0; k < n; ++k) {
+        const float v = kernels::load_f32(x + 4 * k);
+        const int32_t level = index[k];
+        std::memcpy(to + k * sizeof(T), from + level * sizeof(T), sizeof(T));
+        used_levels[level] = 1;
+        const double dv = double(v) - level_value[level];
+        sum += double(v) * v;
+        error += dv * dv;
+      }
+      s = sum, e = error;
+    };
+    if (!(range > 0)) {
+      for (size_t k = 0; k < n; ++k) {
+        const float v = kernels::load_f32(x + 4 * k);
+        const double dv = double(v) - store(k, v);
+        s += double(v) * v;
+        e += dv * dv;
+      }
+    } else if (bytes == 4) {
+      map(uint32_t{});
+    } else if (bytes == 2) {
+      map(uint16_t{});
+    } else {
+      map(uint64_t{});
     }
     signal = s, noise = e;
     d.scheme = "uniform";
