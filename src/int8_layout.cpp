@@ -135,35 +135,24 @@ class SliceWalk {
   std::vector<uint64_t> pattern_;
 };
 
-// The largest |value| of slice i along `a` (in every `step`-th run), kept in registers: four
-// running maxima (the largest is the same in any order: the values are finite, checked when read).
-float slice_absmax(const uint8_t* x, const std::vector<int64_t>& dims, int64_t a, uint64_t i, uint64_t step) {
-  const AxisView va = view_around(dims, a);
-  float m0 = 0, m1 = 0, m2 = 0, m3 = 0;
-  auto at = [](const uint8_t* p) { return std::fabs(kernels::load_f32(p)); };
-  for (uint64_t o = 0; o < va.outer; o += step) {
-    const uint8_t* run = x + 4 * ((o * va.extent + i) * va.inner);
-    uint64_t k = 0;
-    for (; k + 4 <= va.inner; k += 4, run += 16) {
-      m0 = kernels::max_f32(m0, at(run)), m1 = kernels::max_f32(m1, at(run + 4));
-      m2 = kernels::max_f32(m2, at(run + 8)), m3 = kernels::max_f32(m3, at(run + 12));
-    }
-    for (; k < va.inner; ++k, run += 4) m0 = kernels::max_f32(m0, at(run));
-  }
-  return std::max(std::max(m0, m1), std::max(m2, m3));
-}
-
-// Appends slice i's values along `a` (in every `step`-th run) times `scale` to `u`.
-void append_scaled_slice(const uint8_t* x, const std::vector<int64_t>& dims, int64_t a, uint64_t i, uint64_t step, float scale,
-                         std::vector<float>& u) {
+// Appends slice i's values along `a` (in every `step`-th run) to `u`, divided by the fourth root
+// of their largest magnitude; returns that root. The slice is read once (its runs are strided
+// across the tensor), the largest magnitude and the division then go over the copy.
+float append_normalised_slice(const uint8_t* x, const std::vector<int64_t>& dims, int64_t a, uint64_t i, uint64_t step,
+                              std::vector<float>& u) {
   const AxisView va = view_around(dims, a);
   const size_t at = u.size();
   u.resize(at + static_cast<size_t>((va.outer + step - 1) / step * va.inner));
   float* out = u.data() + at;
   for (uint64_t o = 0; o < va.outer; o += step) {
     const uint8_t* run = x + 4 * ((o * va.extent + i) * va.inner);
-    for (uint64_t k = 0; k < va.inner; ++k) *out++ = kernels::load_f32(run + 4 * k) * scale;
+    for (uint64_t k = 0; k < va.inner; ++k) *out++ = kernels::load_f32(run + 4 * k);
   }
+  float largest = 0;  // the same in any order: the values are finite, checked when read
+  for (size_t k = at; k < u.size(); ++k) largest = kernels::max_f32(largest, std::fabs(u[k]));
+  const float f = power_of(largest, 4), inverse = 1.0f / f;
+  for (size_t k = at; k < u.size(); ++k) u[k] *= inverse;
+  return f;
 }
 
 // Separable scales: values divided by a factor along b, then uniform per slice along a (b == a with
@@ -204,8 +193,7 @@ ONNX_SHRINK_COLD double codebook_noise(const uint8_t* x, const std::vector<int64
   std::vector<float> u;
   double weight = 0;  // sum over the sampled slices' values of their factor squared
   for (uint64_t i : slices) {
-    const float f = power_of(slice_absmax(x, dims, a, i, step), 4), inverse = 1.0f / f;
-    append_scaled_slice(x, dims, a, i, step, inverse, u);
+    const float f = append_normalised_slice(x, dims, a, i, step, u);
     weight += double(f) * f * double(va.outer * va.inner);  // the whole slice's
   }
   float lo = u.empty() ? 0.0f : u[0], hi = lo;
