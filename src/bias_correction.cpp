@@ -63,6 +63,10 @@ inline void accumulate(Sums& s, double d, double f, double count) {
 // gets the same bits; eight independent sums keep the adds from waiting on one another.
 struct LaneSums {
   double df[8] = {}, dff[8] = {};
+  // The squared error and the squared value, both times the factor squared: (d f)^2 and (u f)^2,
+  // in four sums each (value i to sum i mod 4).
+  double noise[4] = {}, signal[4] = {};
+  static double total4(const double* l) { return (l[0] + l[1]) + (l[2] + l[3]); }
   // The sums added in a fixed order: ((0 + 1) + (2 + 3)) + ((4 + 5) + (6 + 7)).
   static double total(const double* l) { return ((l[0] + l[1]) + (l[2] + l[3])) + ((l[4] + l[5]) + (l[6] + l[7])); }
 };
@@ -78,8 +82,9 @@ ONNX_SHRINK_NOINLINE bool lane_sums(const uint8_t* values, const int8_t* codes, 
     namespace v4 = kernels::v4;
     const v4::f32 vscale = v4::splat(scale), voffset = v4::splat(offset), step = v4::splat(static_cast<float>(1 << bits));
     v4::i32 zeros = v4::isplat(0);
-    v4::f64 df[4], dff[4];
+    v4::f64 df[4], dff[4], noise[2], signal[2];
     for (int q = 0; q < 4; ++q) df[q] = v4::load_f64(sums.df + 2 * q), dff[q] = v4::load_f64(sums.dff + 2 * q);
+    for (int q = 0; q < 2; ++q) noise[q] = v4::load_f64(sums.noise + 2 * q), signal[q] = v4::load_f64(sums.signal + 2 * q);
     for (; k + 8 <= end; k += 8) {
       for (int h = 0; h < 2; ++h) {
         const uint64_t at = k + 4 * h;
@@ -88,26 +93,33 @@ ONNX_SHRINK_NOINLINE bool lane_sums(const uint8_t* values, const int8_t* codes, 
         if (low) code = v4::add(v4::mul(code, step), v4::load_u8x4_as_float(low + at));
         const v4::f32 u = v4::add(v4::mul(code, vscale), voffset);
         zeros = v4::bor(zeros, v4::zero_mask(x));
-        const v4::f64 d[2] = {v4::sub_f64(v4::widen_low(x), v4::widen_low(u)), v4::sub_f64(v4::widen_high(x), v4::widen_high(u))};
+        const v4::f64 xd[2] = {v4::widen_low(x), v4::widen_high(x)};
+        const v4::f64 d[2] = {v4::sub_f64(xd[0], v4::widen_low(u)), v4::sub_f64(xd[1], v4::widen_high(u))};
         for (int q = 0; q < 2; ++q) {
           const v4::f64 vf = v4::load_f64(f + (at - begin) + 2 * q);
-          const v4::f64 t = v4::mul_f64(d[q], vf);
+          const v4::f64 t = v4::mul_f64(d[q], vf), w = v4::mul_f64(xd[q], vf);
           df[2 * h + q] = v4::add_f64(df[2 * h + q], t);
           dff[2 * h + q] = v4::add_f64(dff[2 * h + q], v4::mul_f64(t, vf));
+          noise[q] = v4::add_f64(noise[q], v4::mul_f64(t, t));
+          signal[q] = v4::add_f64(signal[q], v4::mul_f64(w, w));
         }
       }
     }
     for (int q = 0; q < 4; ++q) v4::store_f64(sums.df + 2 * q, df[q]), v4::store_f64(sums.dff + 2 * q, dff[q]);
+    for (int q = 0; q < 2; ++q) v4::store_f64(sums.noise + 2 * q, noise[q]), v4::store_f64(sums.signal + 2 * q, signal[q]);
     any_zero = v4::any(zeros);
   }
 #endif
   for (; k < end; ++k) {
     const uint64_t lane = (k - begin) & 7;
-    any_zero |= kernels::load_f32(values + 4 * k) == 0.0f;
+    const float v = kernels::load_f32(values + 4 * k);
+    any_zero |= v == 0.0f;
     const double d = error_at(values, codes, low, bits, k, scale, offset);
-    const double t = d * f[k - begin];
+    const double t = d * f[k - begin], w = static_cast<double>(v) * f[k - begin];
     sums.df[lane] += t;
     sums.dff[lane] += t * f[k - begin];
+    sums.noise[lane & 3] += t * t;
+    sums.signal[lane & 3] += w * w;
   }
   return any_zero;
 }
@@ -153,7 +165,7 @@ class StretchFactors {
 // factor (a conv kernel's 3x3 values per input channel). Runs up to a stretch long are one stretch
 // each, so that the rows of a conv kernel all use the same factors.
 ONNX_SHRINK_NOINLINE void runs(const Int8Layout& l, uint64_t n, const uint8_t* values, const int8_t* codes, const uint8_t* low, int32_t bits,
-          const float* scales, const float* offsets, StretchFactors& factors, std::vector<Sums>& sums) {
+          const float* scales, const float* offsets, StretchFactors& factors, std::vector<Sums>& sums, kernels::ErrorSums* weighted) {
   const uint64_t length = l.kind == Int8Layout::Tensor ? n : l.kind == Int8Layout::Rows ? l.inner : l.block;
   constexpr uint64_t kStretch = 32768;  // 256 KB of factors
   for (uint64_t start = 0, r = 0; start < n; start += length, ++r) {
@@ -169,6 +181,7 @@ ONNX_SHRINK_NOINLINE void runs(const Int8Layout& l, uint64_t n, const uint8_t* v
     }
     s.df += LaneSums::total(lanes.df);
     s.dff += LaneSums::total(lanes.dff);
+    if (weighted) weighted->noise += LaneSums::total4(lanes.noise), weighted->signal += LaneSums::total4(lanes.signal);
   }
 }
 
@@ -245,7 +258,8 @@ void columns(const Int8Layout& l, const uint8_t* values, const int8_t* codes, co
 }  // namespace
 
 ONNX_SHRINK_COLD double correct_offsets(const Int8Layout& l, const std::vector<int64_t>& dims, const uint8_t* values, const int8_t* codes,
-                                        const float* factors, const float* scales, float* offsets, const uint8_t* low, int32_t bits) {
+                                        const float* factors, const float* scales, float* offsets, const uint8_t* low, int32_t bits,
+                                        kernels::ErrorSums* weighted) {
   uint64_t n = 1;
   for (int64_t d : dims) n *= static_cast<uint64_t>(d);
   std::vector<Sums> sums(l.groups);
@@ -262,7 +276,7 @@ ONNX_SHRINK_COLD double correct_offsets(const Int8Layout& l, const std::vector<i
     }
   } else {
     StretchFactors stretch_factors(factors, factors ? view_around(dims, l.factor_axis) : AxisView{});
-    runs(l, n, values, codes, low, bits, scales, offsets, stretch_factors, sums);
+    runs(l, n, values, codes, low, bits, scales, offsets, stretch_factors, sums, weighted);
   }
   // Errors (d - t) f sum to zero for t = sum d f / sum f; the squared error changes by
   // -2 t sum d f^2 + t^2 sum f^2 (with t as stored, a float).

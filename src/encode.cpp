@@ -186,10 +186,17 @@ ONNX_SHRINK_COLD void Encoder::int8(int32_t i) {
         offsets_[g] = params[g].offset;
         zeros_[g] = static_cast<int8_t>(params[g].zero);
       }
-      if (factor_axis >= 0 && row_weights.empty()) separable_error(l, t.dims, v, params, e, low);
+      // Separable codes whose factor varies along each row: the error where it counts weights each
+      // term by its factor squared. The offset correction sums it on its way where its groups are
+      // runs of values; otherwise a pass of its own.
+      const bool weighted = factor_axis >= 0 && row_weights.empty();
+      const bool runs = l.kind == Int8Layout::Tensor || l.kind == Int8Layout::Rows || l.kind == Int8Layout::RowBlocks;
+      if (weighted && !(item.form == Form::Fold && runs)) separable_error(l, t.dims, v, params, e, low);
       if (item.form == Form::Fold) {
         const float* factors = factor_axis >= 0 ? factors_.data() : nullptr;
-        const double change = correct_offsets(l, t.dims, v, codes_.data(), factors, scales_.data(), offsets_.data(), low, l.low_bits);
+        if (weighted && runs) e = kernels::ErrorSums{};
+        const double change = correct_offsets(l, t.dims, v, codes_.data(), factors, scales_.data(), offsets_.data(), low, l.low_bits,
+                                              weighted && runs ? &e : nullptr);
         e.noise = std::max(0.0, e.noise + change);
       }
       if (low) {

@@ -84,8 +84,21 @@ std::pair<std::vector<double>, double> errors(const Case& c) {
 void check(Case c, uint64_t zero_group) {
   const auto [before_sums, before] = errors(c);
   const std::vector<float> offsets_before = c.offsets;
+  // Groups that are runs of values also give the weighted error sums on the way.
+  const bool runs = c.layout.kind == os::Int8Layout::Rows || c.layout.kind == os::Int8Layout::Tensor;
+  k::ErrorSums weighted;
   const double change = os::correct_offsets(c.layout, c.dims, c.values.data(), c.codes.data(),
-                                            c.factors.empty() ? nullptr : c.factors.data(), c.scales.data(), c.offsets.data());
+                                            c.factors.empty() ? nullptr : c.factors.data(), c.scales.data(), c.offsets.data(),
+                                            nullptr, 0, runs ? &weighted : nullptr);
+  if (runs) {
+    double signal = 0;
+    for (uint64_t i = 0; i < c.codes.size(); ++i) {
+      const double v = static_cast<double>(k::load_f32(c.values.data() + 4 * i)) * factor_of(c, i);
+      signal += v * v;
+    }
+    EXPECT_NEAR(weighted.noise, before, 1e-12 * before);
+    EXPECT_NEAR(weighted.signal, signal, 1e-12 * signal);
+  }
   const auto [after_sums, after] = errors(c);
   EXPECT_NEAR(after - before, change, 1e-4 * std::fabs(change) + 1e-9 * before);
   EXPECT_LT(after, before * 1.0001);  // moving the mean never costs much, usually it saves
