@@ -299,6 +299,35 @@ ONNX_SHRINK_COLD void Encoder::codebook(const uint8_t* v, uint64_t n) {
   }
 }
 
+// Palette's mapping: each value's level (its bytes, by element size T, so that the copies are
+// single moves) to `out`, the levels used marked in `seen`, and into sums[0..2] the sum of x^2,
+// the squared error of the levels and, WithOther, that of a second set of levels (the uniform
+// ones, for the comparison). Locals, not the caller's sums: the copies go through byte pointers,
+// which may alias anything, so the compiler would store and reload the sums for every value.
+namespace {
+
+template <typename T, typename Index = uint16_t, bool WithOther = true>
+void map_levels(const uint8_t* x, size_t n, const Index* index, const uint8_t* level_bytes, const float* level_value,
+                const int32_t* other_index, const float* other_value, uint8_t* seen, uint8_t* out, double* sums) {
+  double sum = 0, error = 0, other_error = 0;
+  for (size_t k = 0; k < n; ++k) {
+    const float v = kernels::load_f32(x + 4 * k);
+    const auto level = index[k];
+    std::memcpy(out + k * sizeof(T), level_bytes + level * sizeof(T), sizeof(T));
+    seen[level] = 1;
+    const double dv = double(v) - level_value[level];
+    sum += double(v) * v;
+    error += dv * dv;
+    if constexpr (WithOther) {
+      const double du = double(v) - other_value[other_index[k]];
+      other_error += du * du;
+    }
+  }
+  sums[0] = sum, sums[1] = error, sums[2] = other_error;
+}
+
+}  // namespace
+
 ONNX_SHRINK_COLD void Encoder::palette(int32_t i, const Payload& payload, Sink& out) {
   const Item& item = plan_.items[i];
   const TensorInfo& t = index_.tensors[item.tensor];
@@ -384,36 +413,15 @@ ONNX_SHRINK_COLD void Encoder::palette(int32_t i, const Payload& payload, Sink& 
       std::memcpy(&level_bytes[k * bytes], out_.data(), bytes);
     }
     std::vector<uint8_t> seen(count, 0);
-    double s = 0, e = 0, eu = 0;
-    auto map = [&](auto element) {  // by element size, so that the copies are single moves
-      using T = decltype(element);
-      // Locals, not the captured sums and pointers: the copies below go through byte pointers,
-      // which may alias anything, so the compiler would store and reload the sums for every value
-      // (twice as slow). The same additions in the same order.
-      double sum = 0, error = 0, error_uniform = 0;
-      uint8_t* const to = out_.data();
-      const uint8_t* const from = level_bytes.data();
-      uint8_t* const used_levels = seen.data();
-      const uint16_t* const index = indices_.data();
-      const int32_t* const uniform_index = seed_.data();
-      const float* const level_value = stored.data();
-      const float* const uniform_value = uniform_values.data();
-      for (size_t k = 0; k < n; ++k) {
-        const float v = kernels::load_f32(x + 4 * k);
-        const uint16_t idx = index[k];
-        std::memcpy(to + k * sizeof(T), from + idx * sizeof(T), sizeof(T));
-        used_levels[idx] = 1;
-        const double dv = double(v) - level_value[idx], du = double(v) - uniform_value[uniform_index[k]];
-        sum += double(v) * v;
-        error += dv * dv;
-        error_uniform += du * du;
-      }
-      s = sum, e = error, eu = error_uniform;
+    double sums[3] = {};
+    auto map = [&](auto element) {
+      map_levels<decltype(element)>(x, n, indices_.data(), level_bytes.data(), stored.data(), seed_.data(), uniform_values.data(),
+                                    seen.data(), out_.data(), sums);
     };
     if (bytes == 4) map(uint32_t{});
     else if (bytes == 2) map(uint16_t{});
     else map(uint64_t{});
-    signal = s, noise = e, uniform_noise = eu;
+    signal = sums[0], noise = sums[1], uniform_noise = sums[2];
     for (uint8_t flag : seen) used += flag;
   }
   if (seed || !(hi > lo) || noise > uniform_noise) {
@@ -424,32 +432,17 @@ ONNX_SHRINK_COLD void Encoder::palette(int32_t i, const Payload& payload, Sink& 
       stored[k] = store(0, uniform_values[k]);
       std::memcpy(&level_bytes[k * bytes], out_.data(), bytes);
     }
-    double s = 0, e = 0;
-    auto map = [&](auto element) {  // as above: by element size, with locals
-      using T = decltype(element);
-      double sum = 0, error = 0;
-      uint8_t* const to = out_.data();
-      const uint8_t* const from = level_bytes.data();
-      uint8_t* const used_levels = seen.data();
-      const int32_t* const index = seed_.data();
-      const float* const level_value = stored.data();
-      for (size_t k = 0; k < n; ++k) {
-        const float v = kernels::load_f32(x + 4 * k);
-        const int32_t level = index[k];
-        std::memcpy(to + k * sizeof(T), from + level * sizeof(T), sizeof(T));
-        used_levels[level] = 1;
-        const double dv = double(v) - level_value[level];
-        sum += double(v) * v;
-        error += dv * dv;
-      }
-      s = sum, e = error;
+    double sums[3] = {};
+    auto map = [&](auto element) {
+      map_levels<decltype(element), int32_t, false>(x, n, seed_.data(), level_bytes.data(), stored.data(), nullptr, nullptr, seen.data(),
+                                                    out_.data(), sums);
     };
     if (!(range > 0)) {
       for (size_t k = 0; k < n; ++k) {
         const float v = kernels::load_f32(x + 4 * k);
         const double dv = double(v) - store(k, v);
-        s += double(v) * v;
-        e += dv * dv;
+        sums[0] += double(v) * v;
+        sums[1] += dv * dv;
       }
     } else if (bytes == 4) {
       map(uint32_t{});
@@ -458,7 +451,7 @@ ONNX_SHRINK_COLD void Encoder::palette(int32_t i, const Payload& payload, Sink& 
     } else {
       map(uint64_t{});
     }
-    signal = s, noise = e;
+    signal = sums[0], noise = sums[1];
     d.scheme = "uniform";
     used = 0;
     for (uint8_t flag : seen) used += flag;
