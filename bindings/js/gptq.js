@@ -148,19 +148,27 @@ export function roundWithInputs(w, { K, N, at }, bits, u) {
     lo[n] = w[at(amin[n], n)];
     step[n] = (w[at(amax[n], n)] - lo[n]) / levels;
   }
-  const rest = Float64Array.from(w), out = new Float32Array(w.length);
-  const codes = new Int32Array(w.length);
+  // The weight as rows of K (input) by N (output), whatever its layout, so that carrying a row's
+  // error to the rows below runs along contiguous memory; each value gets the same updates in the
+  // same order as walking the layout itself.
+  const rest = new Float64Array(w.length), out = new Float32Array(w.length);
+  for (let k = 0; k < K; k++) for (let n = 0; n < N; n++) rest[k * N + n] = w[at(k, n)];
+  const codes = new Int32Array(w.length), e = new Float64Array(N);
   for (let k = 0; k < K; k++) {
+    const row = k * N, diagonal = u[k * K + k];
     for (let n = 0; n < N; n++) {
-      const i = at(k, n);
       if (!(step[n] > 0)) {
-        out[i] = w[i];
+        out[at(k, n)] = w[at(k, n)];
+        e[n] = 0;
         continue;
       }
-      const q = Math.min(levels, Math.max(0, Math.round((rest[i] - lo[n]) / step[n])));
-      codes[i] = q;
-      const e = (rest[i] - (lo[n] + q * step[n])) / u[k * K + k];
-      for (let j = k + 1; j < K; j++) rest[at(j, n)] -= e * u[k * K + j];
+      const q = Math.min(levels, Math.max(0, Math.round((rest[row + n] - lo[n]) / step[n])));
+      codes[at(k, n)] = q;
+      e[n] = (rest[row + n] - (lo[n] + q * step[n])) / diagonal;
+    }
+    for (let j = k + 1; j < K; j++) {
+      const f = u[k * K + j], below = j * N;
+      for (let n = 0; n < N; n++) rest[below + n] -= e[n] * f;
     }
   }
   for (let n = 0; n < N; n++) {
