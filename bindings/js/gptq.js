@@ -85,21 +85,22 @@ function inverseFactor(h, K) {
   for (let i = 0; i < K; i++) a[i * K + i] += DAMPING * mean;
   const l = cholesky(a, K);
   if (!l) return null;
-  // H^-1 = L^-T L^-1, from L^-1 (lower).
-  const li = new Float64Array(K * K);
+  // H^-1 = L^-T L^-1, from L^-1 (lower), kept transposed (t[j * K + i] = L^-1[i][j]) so that the
+  // sums below run along contiguous memory; the same products in the same order.
+  const t = new Float64Array(K * K);
   for (let i = 0; i < K; i++) {
-    li[i * K + i] = 1 / l[i * K + i];
+    t[i * K + i] = 1 / l[i * K + i];
     for (let j = 0; j < i; j++) {
       let s = 0;
-      for (let k = j; k < i; k++) s -= l[i * K + k] * li[k * K + j];
-      li[i * K + j] = s / l[i * K + i];
+      for (let k = j; k < i; k++) s -= l[i * K + k] * t[j * K + k];
+      t[j * K + i] = s / l[i * K + i];
     }
   }
   const inv = new Float64Array(K * K);
   for (let i = 0; i < K; i++) {
     for (let j = i; j < K; j++) {
       let s = 0;
-      for (let k = j; k < K; k++) s += li[k * K + i] * li[k * K + j];
+      for (let k = j; k < K; k++) s += t[i * K + k] * t[j * K + k];
       inv[i * K + j] = inv[j * K + i] = s;
     }
   }
