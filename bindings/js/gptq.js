@@ -104,19 +104,22 @@ function inverseFactor(h, K) {
       inv[i * K + j] = inv[j * K + i] = s;
     }
   }
-  // Upper factor: the transpose of the lower Cholesky factor of H^-1 taken from the far end.
-  const u = new Float64Array(K * K);
+  // Upper factor: the transpose of the lower Cholesky factor of H^-1 taken from the far end, built
+  // as its transpose (c[j * K + i] = U[i][j]: contiguous sums, the same order) and turned at the end.
+  const c = new Float64Array(K * K);
   for (let i = 0; i < K; i++) {
     let s = inv[i * K + i];
-    for (let k = 0; k < i; k++) s -= u[k * K + i] ** 2;
+    for (let k = 0; k < i; k++) s -= c[i * K + k] ** 2;
     if (!(s > 0)) return null;
-    u[i * K + i] = Math.sqrt(s);
+    c[i * K + i] = Math.sqrt(s);
     for (let j = i + 1; j < K; j++) {
       let t = inv[i * K + j];
-      for (let k = 0; k < i; k++) t -= u[k * K + i] * u[k * K + j];
-      u[i * K + j] = t / u[i * K + i];
+      for (let k = 0; k < i; k++) t -= c[i * K + k] * c[j * K + k];
+      c[j * K + i] = t / c[i * K + i];
     }
   }
+  const u = new Float64Array(K * K);
+  for (let i = 0; i < K; i++) for (let j = i; j < K; j++) u[i * K + j] = c[j * K + i];
   return u;
 }
 
