@@ -22,24 +22,11 @@ inline float code_at(const int8_t* codes, const uint8_t* low, int32_t bits, uint
   return low ? static_cast<float>(codes[k] * (1 << bits) + low[k]) : static_cast<float>(codes[k]);
 }
 
-// The factor of each element in storage order: periodic, so a counter, not a division.
+// The factor of each element in storage order (1 without factors).
 struct FactorWalk {
   const float* factors;
-  uint64_t inner, extent, j = 0, left;
-  FactorWalk(const float* f, const AxisView& v) : factors(f), inner(v.inner), extent(v.extent), left(v.inner) {}
-  // How many elements from here on share the current factor (all of them without factors).
-  uint64_t same() const { return factors ? left : UINT64_MAX; }
-  double current() const { return factors ? factors[j] : 1.0; }
-  // Moves on by `count` elements, at most same().
-  void advance(uint64_t count) {
-    if (!factors) return;
-    left -= count;
-    if (left == 0) {
-      left = inner;
-      if (++j == extent) j = 0;
-    }
-  }
-  // The factor of element k, directly.
+  uint64_t inner, extent;
+  FactorWalk(const float* f, const AxisView& v) : factors(f), inner(v.inner), extent(v.extent) {}
   double at(uint64_t k) const { return factors ? factors[(k / inner) % extent] : 1.0; }
 };
 
@@ -257,6 +244,8 @@ void columns(const Int8Layout& l, const uint8_t* values, const int8_t* codes, co
 
 }  // namespace
 
+bool groups_are_runs(const Int8Layout& l) { return l.kind != Int8Layout::Columns && l.kind != Int8Layout::ColumnBlocks; }
+
 ONNX_SHRINK_COLD double correct_offsets(const Int8Layout& l, const std::vector<int64_t>& dims, const uint8_t* values, const int8_t* codes,
                                         const float* factors, const float* scales, float* offsets, const uint8_t* low, int32_t bits,
                                         kernels::ErrorSums* weighted) {
@@ -265,14 +254,13 @@ ONNX_SHRINK_COLD double correct_offsets(const Int8Layout& l, const std::vector<i
   std::vector<Sums> sums(l.groups);
   FactorWalk fw(factors, factors ? view_around(dims, l.factor_axis) : AxisView{});
   const bool row_factor = !factors || fw.inner % l.channels == 0;
-  if ((l.kind == Int8Layout::Columns || l.kind == Int8Layout::ColumnBlocks) && row_factor) {
+  if (!groups_are_runs(l) && row_factor) {
     columns(l, values, codes, low, bits, scales, offsets, fw, sums);
-  } else if (l.kind == Int8Layout::Columns || l.kind == Int8Layout::ColumnBlocks) {
+  } else if (!groups_are_runs(l)) {
     for (uint64_t k = 0; k < n; ++k) {  // a factor that changes along a row (not made by the chooser)
       const uint64_t g = group_of(l, k);
       sums[g].zero |= kernels::load_f32(values + 4 * k) == 0.0f;
-      accumulate(sums[g], error_at(values, codes, low, bits, k, scales[g], offsets[g]), fw.current(), 1);
-      fw.advance(1);
+      accumulate(sums[g], error_at(values, codes, low, bits, k, scales[g], offsets[g]), fw.at(k), 1);
     }
   } else {
     StretchFactors stretch_factors(factors, factors ? view_around(dims, l.factor_axis) : AxisView{});

@@ -26,11 +26,15 @@ namespace onnx_shrink {
 // step of the whole code), `factors` the separable factors (nullptr when there are none). Moves
 // offsets[g] of every group without an exact zero; returns the change in the sum of squared
 // errors of the reconstructed tensor (in the model's own values, factors included). For layouts
-// whose groups are runs of values (whole tensor, rows, row blocks), `weighted` (when given) gets
-// the sums of (value x factor)^2 and, before the correction, of (error x factor)^2: the error of
-// separable codes where it counts, without a pass of its own.
+// whose groups are runs of values (groups_are_runs), `weighted` (when given) gets the sums of
+// (value x factor)^2 and, before the correction, of (error x factor)^2: the error of separable
+// codes where it counts, without a pass of its own.
 double correct_offsets(const Int8Layout& l, const std::vector<int64_t>& dims, const uint8_t* values, const int8_t* codes,
                        const float* factors, const float* scales, float* offsets, const uint8_t* low = nullptr,
                        int32_t bits = 0, kernels::ErrorSums* weighted = nullptr);
+
+// Whether a layout's groups are runs of consecutive values (whole tensor, rows, row blocks) rather
+// than columns: the layouts whose offset correction can sum the weighted error.
+bool groups_are_runs(const Int8Layout& l);
 
 }  // namespace onnx_shrink

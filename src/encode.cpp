@@ -190,7 +190,7 @@ ONNX_SHRINK_COLD void Encoder::int8(int32_t i) {
       // term by its factor squared. The offset correction sums it on its way where its groups are
       // runs of values; otherwise a pass of its own.
       const bool weighted = factor_axis >= 0 && row_weights.empty();
-      const bool runs = l.kind == Int8Layout::Tensor || l.kind == Int8Layout::Rows || l.kind == Int8Layout::RowBlocks;
+      const bool runs = groups_are_runs(l);
       if (weighted && !(item.form == Form::Fold && runs)) separable_error(l, t.dims, v, params, e, low);
       if (item.form == Form::Fold) {
         const float* factors = factor_axis >= 0 ? factors_.data() : nullptr;

@@ -116,12 +116,17 @@ export async function makeEvaluator(ort, original, inputs, { feedBack = {}, deci
     samples: count,
     calibrate,
     observe,
-    // `only`: the calibration samples to count (indices; all when not given).
-    async measure(model, { only } = {}) {
+    // `parts`: lists of calibration samples (indices) to summarise apart as well, from the same run.
+    async measure(model, { parts } = {}) {
       const outputs = await run(model);
-      const cal = new OutputComparison(decision), held = new OutputComparison(decision);
-      outputs.forEach((o, k) => (k >= calibrate ? held.add(reference[k], o) : !only || only.includes(k) ? cal.add(reference[k], o) : null));
-      return { calibration: summary(cal), heldOut: count > calibrate ? summary(held) : null };
+      const compare = (ks) => {
+        const c = new OutputComparison(decision);
+        for (const k of ks) c.add(reference[k], outputs[k]);
+        return summary(c);
+      };
+      const all = [...outputs.keys()];
+      return { calibration: compare(all.slice(0, calibrate)), heldOut: count > calibrate ? compare(all.slice(calibrate)) : null,
+               ...(parts ? { parts: parts.map(compare) } : {}) };
     },
   };
 }
@@ -396,6 +401,10 @@ async function searchPath(model, { engine, options = {}, target, objective = 'br
   const bySize = target.kind === 'size';
   // The goal as met: a size in bytes of the objective; for 'default', the error predicted for it.
   const aim = { ...target, ...(bySize ? { bytes: goal } : {}) };
+  // What the evidence says of every outcome, besides whether it met the target and the point chosen.
+  const evidence = { estimated, probe: probed, biasCorrection: correctionSummary(correction), rounding: roundingSummary(rounder),
+                     aim: MEASURED_KINDS.includes(target.kind) ? calibrationAim(target, overfit) : null, objective, goal: aim, points };
+  const missed = bySize ? `even every tensor at 2 bits is larger than ${goal} bytes` : 'even every tensor at 10 bits misses the target';
   const progress = stage(0.6, 1);
   if (probed === 'activations') {
     // A large model: few points, guided by the predictions (guided_search.js).
@@ -408,8 +417,8 @@ async function searchPath(model, { engine, options = {}, target, objective = 'br
       nearEnough: (a, b) => Math.abs(path[a].bytes - path[b].bytes) <= GUIDED_BYTES_TOLERANCE * Math.max(path[a].bytes, path[b].bytes),
       onStep: (f) => progress(GUIDED_SHARE * f, 'building and measuring candidates'),
     });
-    const why = met ? undefined : bySize ? `even every tensor at 2 bits is larger than ${goal} bytes` : 'even every tensor at 10 bits misses the target';
-    return sized({ ...chosen.made, target: { met, estimated, probe: probed, biasCorrection: correctionSummary(correction), rounding: roundingSummary(rounder), aim: MEASURED_KINDS.includes(target.kind) ? calibrationAim(target, overfit) : null, objective, goal: aim, points, chosen: chosen.point,
+    const why = met ? undefined : missed;
+    return sized({ ...chosen.made, target: { met, ...evidence, chosen: chosen.point,
                                              ...(met ? { tensorBits: chosen.made.tensorBits } : { why }) } }, GUIDED_SHARE);
   }
   let steps = 0;
@@ -418,8 +427,7 @@ async function searchPath(model, { engine, options = {}, target, objective = 'br
   const first = await evaluate(bySize ? hi : lo);
   progress(++steps / total, 'building and measuring candidates');
   if (!ok(first.point)) {
-    const why = bySize ? `even every tensor at 2 bits is larger than ${goal} bytes` : 'even every tensor at 10 bits misses the target';
-    return sized({ ...first.made, target: { met: false, estimated, probe: probed, biasCorrection: correctionSummary(correction), rounding: roundingSummary(rounder), aim: MEASURED_KINDS.includes(target.kind) ? calibrationAim(target, overfit) : null, objective, goal: aim, points, chosen: first.point, why } });
+    return sized({ ...first.made, target: { met: false, ...evidence, chosen: first.point, why: missed } });
   }
   let chosen = first;
   while (lo < hi) {
@@ -430,7 +438,7 @@ async function searchPath(model, { engine, options = {}, target, objective = 'br
     else if (bySize) lo = mid + 1;
     else hi = mid - 1;
   }
-  return sized({ ...chosen.made, target: { met: true, estimated, probe: probed, biasCorrection: correctionSummary(correction), rounding: roundingSummary(rounder), aim: MEASURED_KINDS.includes(target.kind) ? calibrationAim(target, overfit) : null, objective, goal: aim, points, chosen: chosen.point, tensorBits: chosen.made.tensorBits } });
+  return sized({ ...chosen.made, target: { met: true, ...evidence, chosen: chosen.point, tensorBits: chosen.made.tensorBits } });
 }
 
 // With the activation probe, the guided search stops when the points either side of the boundary
@@ -475,14 +483,17 @@ async function checkRounding(rounder, { rows, shrink, model, options, measure, t
 // made it). Null when a half makes no file.
 async function acrossHalves(n, plain, make, measure, target) {
   const halves = [[...Array(Math.ceil(n / 2)).keys()], [...Array(n).keys()].slice(Math.ceil(n / 2))];
-  const on = async (file, only) => badness(target, (await measure(file, { only })).calibration) ** 2;
-  let without = 0, withIt = 0, seen = 0;
+  // A file's squared measure on each half, from one run of it.
+  const on = async (file) => (await measure(file, { parts: halves })).parts.map((m) => badness(target, m) ** 2);
+  let plainOn = null, without = 0, withIt = 0, seen = 0;
   for (const [k, half] of halves.entries()) {
     const file = await make(half, k);
     if (!file) return null;
-    without += await on(plain, halves[1 - k]);
-    withIt += await on(file, halves[1 - k]);
-    seen += await on(file, half);
+    plainOn ??= await on(plain);
+    const fileOn = await on(file);
+    without += plainOn[1 - k];
+    withIt += fileOn[1 - k];
+    seen += fileOn[k];
   }
   return { without: Math.sqrt(without / 2), with: Math.sqrt(withIt / 2), seen: Math.sqrt(seen / 2) };
 }
