@@ -214,8 +214,8 @@ export async function gptqRounder(model, names, observe) {
   const usable = layers.filter((l) => products.has(l.x));
   const factors = new Map(), rounded = new Map();
   const productsOf = (x, from) => {
-    const { halves, K } = products.get(x);
-    return from === undefined ? halves[0].map((v, i) => v + halves[1][i]) : halves[from].slice(0, K * K);
+    const { halves } = products.get(x);
+    return from === undefined ? halves[0].map((v, i) => v + halves[1][i]) : halves[from];  // (inverseFactor copies it)
   };
   const factorOf = (x, from) => {
     const key = `${x}\n${from}`;
@@ -226,7 +226,8 @@ export async function gptqRounder(model, names, observe) {
     const key = `${l.tensor}\n${bits}\n${from}`;
     if (!rounded.has(key)) {
       const u = factorOf(l.x, from);
-      rounded.set(key, u ? roundWithInputs(initializerValues(model, l.t), l.layout, bits, u) : null);
+      l.values ??= initializerValues(model, l.t);  // read from the model once per layer, not per depth and half
+      rounded.set(key, u ? roundWithInputs(l.values, l.layout, bits, u) : null);
     }
     return rounded.get(key);
   };
