@@ -78,7 +78,7 @@ export function evidenceLines(target, { text, decision, name, formatBytes }) {
   const lines = [`target ${text}${decision === undefined ? '' : ` (decisions: ${decision})`} for ${name}, smallest by ${OBJECTIVE_NAMES[objective]}; ${on}:`];
   const sizeHead = [OBJECTIVE_NAMES[objective], ...(objective === 'raw' ? [] : ['raw'])];
   const errorHead = ['rel. L2', 'max abs', ...(decisions ? ['kept'] : [])];
-  // Searched with more than one kind of codes (target.js: better()): a column says which.
+  // Searched with more than one kind of codes (target.js: best()): a column says which.
   const schemes = points.some((p) => p.scheme);
   const head = [...(schemes ? ['codes'] : []), ...sizeHead, ...(estimated ? ['est. rel. L2'] : [...errorHead, ...(heldOut ? errorHead.map((h) => `held-out ${h}`) : [])])];
   const order = (p) => (p.scheme === 'channel' ? (p.rounding === 'gptq' ? 1 : 2) : 0);
