@@ -608,6 +608,39 @@ class CommandLine(unittest.TestCase):
                 self.assertFalse(os.path.exists(out + ".partial"))
                 self.assertEqual(sha(path), before)
 
+    def test_replaces_an_existing_output_whole(self):
+        # The new file takes the old one's place at once (the old one's other names keep it), a
+        # symbolic link's target is replaced and the link kept, and a folder is never replaced.
+        silero = os.path.join(FIXTURES, "silero_vad_v5.onnx")
+        fresh = os.path.join(self.dir, "fresh.onnx")
+        self.assertEqual(run_cli(silero, "-o", fresh, "-q").returncode, 0)
+        old = b"an older output, longer than the new one " * 100000
+        out, other_name = os.path.join(self.dir, "out.onnx"), os.path.join(self.dir, "other-name.onnx")
+        with open(out, "wb") as f:
+            f.write(old)
+        os.link(out, other_name)
+        link, target = os.path.join(self.dir, "link.onnx"), os.path.join(self.dir, "target.onnx")
+        with open(target, "wb") as f:
+            f.write(old)
+        os.symlink("target.onnx", link)
+        for path in (out, link):
+            with self.subTest(output=path):
+                p = run_cli(silero, "-o", path, "-q")
+                self.assertEqual(p.returncode, 0, p.stderr)
+                self.assertEqual(sha(path), sha(fresh))
+                self.assertFalse(os.path.exists(path + ".partial"))
+        with open(other_name, "rb") as f:
+            self.assertEqual(f.read(), old)
+        self.assertTrue(os.path.islink(link))
+        self.assertEqual(sha(target), sha(fresh))
+        folder = os.path.join(self.dir, "folder")
+        os.mkdir(folder)
+        p = run_cli(silero, "-o", folder, "-q")
+        self.assertEqual(p.returncode, 1)
+        self.assertIn("Is a directory", p.stderr)
+        self.assertTrue(os.path.isdir(folder))
+        self.assertEqual(sorted(os.listdir(self.dir)), sorted(["fresh.onnx", "out.onnx", "other-name.onnx", "link.onnx", "target.onnx", "folder"]))
+
     def test_never_overwrites_its_input(self):
         path = os.path.join(self.dir, "m.onnx")
         with open(os.path.join(FIXTURES, "silero_vad_v5.onnx"), "rb") as f, open(path, "wb") as g:
