@@ -29,7 +29,7 @@ void write_exact(Sink& out, const void* bytes, uint64_t size, const Payload& p) 
 
 // Level index of every value for a palette design (thresholds between levels).
 ONNX_SHRINK_COLD void design_indices(const uint8_t* x, size_t n, const palette::Histogram& h, const palette::Design& d,
-                                     std::vector<uint16_t>& out) {
+                                     Scratch<uint16_t>& out) {
   const size_t count = d.levels.size();
   std::vector<float> thresholds(count ? count - 1 : 0);
   for (size_t j = 0; j + 1 < count; ++j) thresholds[j] = static_cast<float>(d.thresholds[j]);
@@ -115,7 +115,7 @@ uint64_t entropy_bytes(const int8_t* codes, uint64_t n) {
 // The low bits of every code, packed 8 / bits to a byte from the lowest bits up: byte j holds
 // those of codes j * (8 / bits) ... The graph takes digit i of byte j as floor(byte / 2^(i bits))
 // mod 2^bits (plan.cpp, low_bits_nodes).
-void pack_low_bits(const std::vector<uint8_t>& low, int32_t bits, std::vector<uint8_t>& out) {
+void pack_low_bits(const Scratch<uint8_t>& low, int32_t bits, std::vector<uint8_t>& out) {
   const size_t per_byte = static_cast<size_t>(8 / bits);
   out.assign(low.size() / per_byte, 0);
   for (size_t j = 0; j < out.size(); ++j) {
@@ -273,7 +273,7 @@ ONNX_SHRINK_COLD void Encoder::codebook(const uint8_t* v, uint64_t n) {
   if (n) lo = hi = kernels::load_f32(v), kernels::minmax(v, static_cast<size_t>(n), lo, hi, finite);
   table_ = std::vector<float>(256, lo);
   if (!(hi > lo)) {
-    std::fill(codes_.begin(), codes_.end(), 0);
+    std::fill(codes_.data(), codes_.data() + codes_.size(), 0);
     return;
   }
   palette::Histogram h = palette::make_histogram(lo, hi, 256);

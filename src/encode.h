@@ -32,14 +32,15 @@ class Encoder {
 
   // The item encoded last: its codes were written, its scales and offsets follow.
   int32_t current_ = -1;
-  std::vector<int8_t> codes_;
-  std::vector<uint8_t> low_, packed_low_;  // low bits of the codes: one per value, then packed
+  Scratch<int8_t> codes_;
+  Scratch<uint8_t> low_;
+  std::vector<uint8_t> packed_low_;  // low bits of the codes: one per value, then packed
   std::vector<float> scales_, offsets_;
   std::vector<int8_t> zeros_;
   std::vector<float> factors_, table_;
   ByteBuffer normalized_, reconstructed_, out_;
-  std::vector<uint16_t> indices_;
-  std::vector<int32_t> seed_;
+  Scratch<uint16_t> indices_;
+  Scratch<int32_t> seed_;
 };
 
 // 10 log10(signal / noise); `exact` when there is no noise.

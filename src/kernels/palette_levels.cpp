@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <memory>
 
 namespace onnx_shrink::palette {
 
@@ -24,9 +25,13 @@ constexpr double kConverged = 1e-5;  // levels moved less than this many steps: 
 // cell of whole bins around a level c is Q - 2 c S + c^2 N, plus the spread inside bins, which is
 // the same for every design and does not take part in comparisons.
 struct Prefix {
-  std::vector<uint64_t> n;
-  std::vector<double> s, q;
-  explicit Prefix(const Histogram& h) : n(h.bins + 1, 0), s(h.bins + 1, 0), q(h.bins + 1, 0) {
+  // Arrays, not vectors: every entry is written once here (a vector would write zeros first, a
+  // pass over 1.5 MB per tensor).
+  std::unique_ptr<uint64_t[]> n;
+  std::unique_ptr<double[]> s, q;
+  uint32_t bins;
+  explicit Prefix(const Histogram& h) : n(new uint64_t[h.bins + 1]), s(new double[h.bins + 1]), q(new double[h.bins + 1]), bins(h.bins) {
+    n[0] = 0, s[0] = 0, q[0] = 0;
     for (uint32_t b = 0; b < h.bins; ++b) {
       const uint64_t c = h.counts[b];
       n[b + 1] = n[b] + c;
@@ -34,7 +39,7 @@ struct Prefix {
       q[b + 1] = q[b] + (c ? h.sums[b] * h.sums[b] / static_cast<double>(c) : 0.0);
     }
   }
-  uint64_t total() const { return n.back(); }
+  uint64_t total() const { return n[bins]; }
 };
 
 // Number of bins whose centre lies below t: the cells of a design are runs of whole bins.
@@ -50,10 +55,11 @@ struct Cells {
   std::vector<double> s, q;
 };
 
-Cells assign(const Histogram& h, const Prefix& p, const std::vector<double>& thresholds) {
-  Cells c;
+// The cells of `thresholds` into `c` (its vectors reused from call to call: the search calls this
+// thousands of times a tensor).
+void assign(const Histogram& h, const Prefix& p, const std::vector<double>& thresholds, Cells& c) {
   const size_t levels = thresholds.size() + 1;
-  c.n.resize(levels);
+  c.n.resize(levels);  // every entry is set below
   c.s.resize(levels);
   c.q.resize(levels);
   uint32_t from = 0;
@@ -65,11 +71,11 @@ Cells assign(const Histogram& h, const Prefix& p, const std::vector<double>& thr
     c.q[j] = p.q[to] - p.q[from];
     from = to;
   }
-  return c;
 }
 
 void evaluate(const Histogram& h, const Prefix& p, Design& d) {
-  const Cells c = assign(h, p, d.thresholds);
+  Cells c;
+  assign(h, p, d.thresholds, c);
   const double total = static_cast<double>(p.total());
   d.sse = 0;
   d.entropy = 0;
@@ -124,7 +130,8 @@ Design run_ecsq(const Histogram& h, const Prefix& p, uint32_t count, double lamb
   const double step = count > 1 ? (hi - lo) / (count - 1) : 0;
   std::vector<double> levels(count), lengths(count, 0.0);
   for (uint32_t j = 0; j < count; ++j) levels[j] = lo + step * j;
-  std::vector<double> thresholds;
+  std::vector<double> thresholds, next, next_lengths;  // reused from iteration to iteration
+  Cells c;
   for (int iteration = 0; iteration < kMaxIterations; ++iteration) {
     // Thresholds between neighbours, shifted towards the level with the longer code.
     thresholds.resize(levels.size() - 1);  // every entry is set below
@@ -134,7 +141,7 @@ Design run_ecsq(const Histogram& h, const Prefix& p, uint32_t count, double lamb
       if (j > 0 && t < thresholds[j - 1]) t = thresholds[j - 1];
       thresholds[j] = t;
     }
-    const Cells c = assign(h, p, thresholds);
+    assign(h, p, thresholds, c);
     // The cell holding 0 keeps the level 0 exactly: zero weights (pruned channels, padding) must
     // stay zero, or dead channels come alive. A centroid is never exactly 0.
     size_t zero_cell = levels.size();
@@ -143,7 +150,8 @@ Design run_ecsq(const Histogram& h, const Prefix& p, uint32_t count, double lamb
       while (zero_cell < thresholds.size() && thresholds[zero_cell] <= 0) ++zero_cell;
     }
     // New levels: centroids of non-empty cells; empty cells disappear.
-    std::vector<double> next, next_lengths;
+    next.clear();
+    next_lengths.clear();
     double moved = 0;
     for (size_t j = 0; j < levels.size(); ++j) {
       if (!c.n[j]) continue;
@@ -218,7 +226,8 @@ ONNX_SHRINK_COLD Histogram histogram_shape(float min, float max, uint32_t levels
 // steps of a recurrent one). Scaling the levels by sum x^2 / sum x q makes the error uncorrelated
 // with the values, as rounding to a uniform grid is, at a negligible cost in squared error.
 ONNX_SHRINK_COLD static void remove_gain_bias(const Histogram& h, const Prefix& p, Design& d) {
-  const Cells c = assign(h, p, d.thresholds);
+  Cells c;
+  assign(h, p, d.thresholds, c);
   double xq = 0, q2 = 0, x2 = 0;
   for (size_t j = 0; j < d.levels.size(); ++j) {
     xq += d.levels[j] * c.s[j];
