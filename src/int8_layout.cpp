@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "byte_buffer.h"
 #include "code_format.h"
 #include "cold.h"
 #include "kernels/kernels.h"
@@ -135,23 +136,22 @@ class SliceWalk {
   std::vector<uint64_t> pattern_;
 };
 
-// Appends slice i's values along `a` (in every `step`-th run) to `u`, divided by the fourth root
+// Values of slice i's sample: (outer + step - 1) / step runs of inner values.
+uint64_t slice_sample_size(const AxisView& va, uint64_t step) { return (va.outer + step - 1) / step * va.inner; }
+
+// Writes slice i's values along `a` (in every `step`-th run) to `out`, divided by the fourth root
 // of their largest magnitude; returns that root. The slice is read once (its runs are strided
 // across the tensor), the largest magnitude and the division then go over the copy.
-float append_normalised_slice(const uint8_t* x, const std::vector<int64_t>& dims, int64_t a, uint64_t i, uint64_t step,
-                              std::vector<float>& u) {
-  const AxisView va = view_around(dims, a);
-  const size_t at = u.size();
-  u.resize(at + static_cast<size_t>((va.outer + step - 1) / step * va.inner));
-  float* out = u.data() + at;
+float normalised_slice(const uint8_t* x, const AxisView& va, uint64_t i, uint64_t step, float* out) {
+  float* const first = out;
   for (uint64_t o = 0; o < va.outer; o += step) {
     const uint8_t* run = x + 4 * ((o * va.extent + i) * va.inner);
     for (uint64_t k = 0; k < va.inner; ++k) *out++ = kernels::load_f32(run + 4 * k);
   }
   float largest = 0;  // the same in any order: the values are finite, checked when read
-  for (size_t k = at; k < u.size(); ++k) largest = kernels::max_f32(largest, std::fabs(u[k]));
+  for (float* v = first; v < out; ++v) largest = kernels::max_f32(largest, std::fabs(*v));
   const float f = power_of(largest, 4), inverse = 1.0f / f;
-  for (size_t k = at; k < u.size(); ++k) u[k] *= inverse;
+  for (float* v = first; v < out; ++v) *v *= inverse;
   return f;
 }
 
@@ -190,13 +190,16 @@ ONNX_SHRINK_COLD double codebook_noise(const uint8_t* x, const std::vector<int64
   const AxisView va = view_around(dims, a);
   const std::vector<uint64_t> slices = sample_slices(va);
   const uint64_t step = run_step(va, slices.size());
-  std::vector<float> u;
+  // The sample in one array sized once (a vector grown slice by slice wrote zeros over it first).
+  const uint64_t per_slice = slice_sample_size(va, step);
+  Scratch<float> u;
+  u.resize(static_cast<size_t>(slices.size() * per_slice));
   double weight = 0;  // sum over the sampled slices' values of their factor squared
-  for (uint64_t i : slices) {
-    const float f = append_normalised_slice(x, dims, a, i, step, u);
+  for (size_t s = 0; s < slices.size(); ++s) {
+    const float f = normalised_slice(x, va, slices[s], step, u.data() + s * per_slice);
     weight += double(f) * f * double(va.outer * va.inner);  // the whole slice's
   }
-  float lo = u.empty() ? 0.0f : u[0], hi = lo;
+  float lo = u.size() ? u[0] : 0.0f, hi = lo;
   bool finite = true;
   kernels::minmax(reinterpret_cast<const uint8_t*>(u.data()), u.size(), lo, hi, finite);
   if (!(hi > lo)) return 0;
