@@ -70,6 +70,31 @@ void apply(float* v, uint64_t n, const Walk& w, const float* a, const float* b, 
   }
 }
 
+// A step whose operand changes every few values (a conv weight's factors along its input
+// channels: one factor for each 3x3 kernel) would go run by run, a call per few values. When the
+// outer dimensions only repeat it, the operand is laid out over the two inner ones instead: one
+// run of extent0 x extent1 values with stride 1. The same operands for the same values.
+constexpr uint64_t kShortRun = 16, kMostLaidOut = uint64_t(1) << 16;
+void lay_out_short_runs(Walk& w, std::vector<float>& a, std::vector<float>& b) {
+  // (Broadcast along the inner runs, the operand's next dimension has stride 1.)
+  const uint64_t e = w.extent[0], width = e * w.extent[1];
+  if (w.dims < 2 || w.stride[0] || e >= kShortRun || w.stride[1] != 1 || width > kMostLaidOut) return;
+  for (size_t d = 2; d < w.dims; ++d) {
+    if (w.stride[d]) return;
+  }
+  for (std::vector<float>* v : {&a, &b}) {
+    if (v->empty()) continue;
+    v->resize(static_cast<size_t>(width));
+    // From the end: value k comes from k / e <= k, not yet overwritten.
+    for (uint64_t k = width; k-- > 0;) (*v)[k] = (*v)[k / e];
+  }
+  w.extent[0] = width;
+  w.stride[0] = 1;
+  w.extent[1] = w.extent[2];  // the outer dimensions (stride 0) joined into one by walk_of
+  w.extent[2] = w.stride[1] = 0;
+  --w.dims;
+}
+
 bool same_walk(const Walk& x, const Walk& y) { return std::memcmp(&x, &y, sizeof x) == 0; }  // unused entries are 0
 
 constexpr size_t kMostStages = 24;  // find_chains stops at 16 steps; a part adds 7
@@ -258,6 +283,9 @@ bool Expander::stream(const Chain& c, Sink* out, std::vector<int64_t>& dims) {
     if (stages[k].kind == Step::Sub) return false;  // a Sub alone (not a chain shrink() writes)
   }
   if (!out) return true;
+  for (size_t k = 0; k < used; ++k) {
+    if (stages[k].kind == Step::Mul) lay_out_short_runs(stages[k].walk, stages[k].a.values, stages[k].b.values);
+  }
   // The codes: a view of their bytes, read last (valid until the next read), or all of them as
   // floats when they are not stored as raw bytes.
   const bool raw_codes = codes.kind == DataKind::Raw || codes.kind == DataKind::External;
