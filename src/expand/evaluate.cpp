@@ -292,10 +292,9 @@ bool Expander::stream(const Chain& c, Sink* out, std::vector<int64_t>& dims) {
   const Array whole = raw_codes ? Array() : load(c.codes);
   const uint8_t* raw = raw_codes ? data_.raw(codes) : nullptr;
   const uint64_t total = count(dims);
-  std::vector<float> block(static_cast<size_t>(std::min<uint64_t>(total, kBlock)));
+  float* const v = block_.resize(kBlock);
   for (uint64_t first = 0; first < total; first += kBlock) {
     const size_t n = static_cast<size_t>(std::min<uint64_t>(kBlock, total - first));
-    float* v = block.data();
     if (raw) load_codes(codes, raw, first, n, v);
     else std::memcpy(v, whole.values.data() + first, 4 * n);
     for (size_t k = 0; k < used; ++k) {

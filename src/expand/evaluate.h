@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "byte_buffer.h"
 #include "code_format.h"
 #include "index.h"
 #include "proto/onnx_fields.h"
@@ -81,6 +82,7 @@ class Expander {
   const ModelIndex& index_;
   TensorData& data_;
   proto::Window& window_;
+  Scratch<float> block_;  // stream()'s block, reused from chain to chain (never zero-filled)
 };
 
 }  // namespace expansion
