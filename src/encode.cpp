@@ -162,7 +162,7 @@ ONNX_SHRINK_COLD void Encoder::int8(int32_t i) {
     const uint8_t* v = x;
     const int64_t factor_axis = l.codebook ? l.axis : l.factor_axis;
     if (factor_axis >= 0) {
-      factors_ = layout_factors(l, x, t.dims);
+      factors_ = layout_factors(l, x, t.dims, &item.in_maxima);
       std::vector<float> inverse(factors_.size());
       for (size_t k = 0; k < inverse.size(); ++k) inverse[k] = 1.0f / factors_[k];
       // Not assign() then scale in place: that is a second pass over the tensor (and a slow

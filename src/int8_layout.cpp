@@ -24,7 +24,7 @@ uint64_t product(const std::vector<int64_t>& dims, size_t from, size_t to) {
   return n;
 }
 
-std::vector<int64_t> ones_except(size_t rank, int64_t axis, int64_t value) {
+ONNX_SHRINK_COLD std::vector<int64_t> ones_except(size_t rank, int64_t axis, int64_t value) {
   std::vector<int64_t> d(rank, 1);
   d[static_cast<size_t>(axis)] = value;
   return d;
@@ -50,15 +50,15 @@ double uniform_noise(float lo, float hi, double count) {
   return count * step * step / 12.0;
 }
 
-// Per-slice absolute maxima along `axis`.
-ONNX_SHRINK_COLD std::vector<float> axis_absmax(const uint8_t* x, const std::vector<int64_t>& dims, int64_t axis) {
+}  // namespace
+
+ONNX_SHRINK_COLD AxisMaxima axis_maxima(const uint8_t* x, const std::vector<int64_t>& dims, int64_t axis) {
   // One per slice whatever their size (uniform_layout gives slices of under 8 values one scale for
   // the whole tensor: factors made from that were one, where a slice's worth were read).
   const AxisView v = view_around(dims, axis);
   // Short runs (a conv weight's 3x3 kernels along its input channels) go as columns too: the
   // tensor as rows of extent x inner columns, the columns' ranges in one kernel call, each run's
-  // columns joined after; not a loop over every run. The same maxima (the values are finite:
-  // checked when read).
+  // columns joined after; not a loop over every run. The same maxima.
   const bool short_runs = v.inner > 1 && v.inner < 16 && v.extent * v.inner <= kShortRunColumns;
   const uint64_t width = short_runs ? v.inner : 1;
   Int8Layout l;
@@ -67,11 +67,27 @@ ONNX_SHRINK_COLD std::vector<float> axis_absmax(const uint8_t* x, const std::vec
   l.channels = l.groups = v.extent * width;
   l.inner = v.inner / width;
   const uint64_t n = product(dims, 0, dims.size());
-  std::vector<float> lo, hi, m(v.extent, 0.0f);
+  AxisMaxima m;
+  m.axis = axis;
+  m.absmax.assign(v.extent, 0.0f);
   if (n == 0) return m;
-  group_ranges(l, x, n, lo, hi);
-  for (size_t c = 0; c < lo.size(); ++c) m[c / width] = std::max(m[c / width], std::max(std::fabs(lo[c]), std::fabs(hi[c])));
+  std::vector<float> lo, hi;
+  group_ranges(l, x, n, lo, hi, &m.finite);
+  // (The minimum of the groups' minima is the tensor's, and so on: the values of one pass.)
+  m.lo = lo[0], m.hi = hi[0];
+  for (size_t c = 0; c < lo.size(); ++c) {
+    m.absmax[c / width] = std::max(m.absmax[c / width], std::max(std::fabs(lo[c]), std::fabs(hi[c])));
+    m.lo = std::min(m.lo, lo[c]);
+    m.hi = std::max(m.hi, hi[c]);
+  }
   return m;
+}
+
+namespace {
+
+// Per-slice absolute maxima along `axis`.
+std::vector<float> axis_absmax(const uint8_t* x, const std::vector<int64_t>& dims, int64_t axis) {
+  return axis_maxima(x, dims, axis).absmax;
 }
 
 // The slices along `axis` looked at when estimating a candidate: about kSampleValues values, in
@@ -221,14 +237,14 @@ ONNX_SHRINK_COLD double codebook_noise(const uint8_t* x, const std::vector<int64
 }
 
 // Bytes of everything stored besides the codes (scales, offsets, factors, table), Fold form.
-double parameter_bytes(const Int8Layout& l) {
+ONNX_SHRINK_COLD double parameter_bytes(const Int8Layout& l) {
   if (l.codebook) return 4.0 * double(l.factor_count()) + 4.0 * 256;
   return 8.0 * double(l.groups) + 4.0 * double(l.factor_count());
 }
 
 }  // namespace
 
-AxisView view_around(const std::vector<int64_t>& dims, int64_t axis) {
+ONNX_SHRINK_COLD AxisView view_around(const std::vector<int64_t>& dims, int64_t axis) {
   AxisView v;
   const size_t a = static_cast<size_t>(axis);
   v.outer = product(dims, 0, a);
@@ -237,7 +253,7 @@ AxisView view_around(const std::vector<int64_t>& dims, int64_t axis) {
   return v;
 }
 
-std::string Int8Layout::scheme() const {
+ONNX_SHRINK_COLD std::string Int8Layout::scheme() const {
   if (seed) return "tensor";
   if (codebook) return "codebook";
   if (factor_axis >= 0) return "separable";
@@ -246,7 +262,7 @@ std::string Int8Layout::scheme() const {
   return "channel";
 }
 
-uint64_t Int8Layout::factor_count() const {
+ONNX_SHRINK_COLD uint64_t Int8Layout::factor_count() const {
   if (!codebook && factor_axis < 0) return 0;
   uint64_t n = 1;
   for (int64_t d : factor_dims) n *= static_cast<uint64_t>(d);
@@ -331,7 +347,7 @@ uint64_t group_of(const Int8Layout& l, uint64_t k) {
   return 0;
 }
 
-void group_ranges(const Int8Layout& l, const uint8_t* x, uint64_t n, std::vector<float>& lo, std::vector<float>& hi) {
+ONNX_SHRINK_COLD void group_ranges(const Int8Layout& l, const uint8_t* x, uint64_t n, std::vector<float>& lo, std::vector<float>& hi, bool* all_finite) {
   lo = std::vector<float>(l.groups);  // zeros
   hi = std::vector<float>(l.groups);
   bool finite = true;
@@ -361,12 +377,14 @@ void group_ranges(const Int8Layout& l, const uint8_t* x, uint64_t n, std::vector
       break;
     }
   }
+  if (all_finite) *all_finite = *all_finite && finite;
 }
 
-ONNX_SHRINK_COLD std::vector<float> layout_factors(const Int8Layout& l, const uint8_t* x, const std::vector<int64_t>& dims) {
+ONNX_SHRINK_COLD std::vector<float> layout_factors(const Int8Layout& l, const uint8_t* x, const std::vector<int64_t>& dims,
+                                                   const AxisMaxima* known) {
   const int64_t axis = l.codebook ? l.axis : l.factor_axis;
   const int power = l.codebook ? 4 : l.factor_power;
-  std::vector<float> m = axis_absmax(x, dims, axis);
+  std::vector<float> m = known && known->axis == axis ? known->absmax : axis_absmax(x, dims, axis);
   for (float& f : m) f = power_of(f, power);
   return m;
 }

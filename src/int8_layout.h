@@ -71,11 +71,27 @@ double estimate_sqnr_db(const Int8Layout& l, const uint8_t* x, const std::vector
 // The group of the value at storage index k.
 uint64_t group_of(const Int8Layout& l, uint64_t k);
 
-// Min and max of every group of a uniform layout (x in the layout's own value domain).
-void group_ranges(const Int8Layout& l, const uint8_t* x, uint64_t n, std::vector<float>& lo, std::vector<float>& hi);
+// Min and max of every group of a uniform layout (x in the layout's own value domain); `finite`
+// (when given) becomes false if a value is NaN or infinite.
+void group_ranges(const Int8Layout& l, const uint8_t* x, uint64_t n, std::vector<float>& lo, std::vector<float>& hi,
+                  bool* finite = nullptr);
 
-// The separable or codebook factors of a tensor (length factor_count()).
-std::vector<float> layout_factors(const Int8Layout& l, const uint8_t* x, const std::vector<int64_t>& dims);
+// The largest magnitude of each slice along `axis`, and from the same pass over x the range of the
+// whole tensor and whether every value is finite. The plan takes it along a weight's input-channel
+// axis as it checks the values, and the encoder makes that axis' factors from it: one read of the
+// weight for both.
+struct AxisMaxima {
+  int64_t axis = -1;  // none taken
+  std::vector<float> absmax;
+  float lo = 0, hi = 0;
+  bool finite = true;
+};
+AxisMaxima axis_maxima(const uint8_t* x, const std::vector<int64_t>& dims, int64_t axis);
+
+// The separable or codebook factors of a tensor (length factor_count()), from `known` when it holds
+// the maxima along the factor axis.
+std::vector<float> layout_factors(const Int8Layout& l, const uint8_t* x, const std::vector<int64_t>& dims,
+                                  const AxisMaxima* known = nullptr);
 
 // out = x times factors[j], j each value's index along `axis` (fp32 bytes; out may be x).
 void multiply_along(const uint8_t* x, const std::vector<int64_t>& dims, int64_t axis, const float* factors, uint8_t* out);

@@ -34,6 +34,7 @@ struct Item {
   int32_t report = -1;  // its entry in Report::tensors, or -1
   double sqnr_estimate = 0;  // int8 with low bits allowed: estimated SQNR with 8 bits (allocation order)
   bool low_bits_allowed = false;
+  AxisMaxima in_maxima;  // int8: along the input-channel axis, taken as the values were checked
 };
 
 struct Plan {

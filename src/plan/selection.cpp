@@ -91,11 +91,22 @@ class Selector {
       // is chosen now too, since it decides the size of what replaces the tensor.
       data_.check(t);
       const uint8_t* values = data_.floats(t);
+      const bool int8 = options_.mode == Mode::Int8;
+      const Axes axes = int8 && t.dims.size() >= 2 ? channel_axes(index_, scope_, t, readers) : Axes{};
       float lo = 0, hi = 0;
-      tr.reason = range_reason(t, values, lo, hi);
-      if (tr.reason.empty() && options_.mode == Mode::Int8) {
+      bool finite = true;
+      if (axes.in >= 0 && axes.in < static_cast<int64_t>(t.dims.size())) {
+        // The input channels' maxima, for the factors, in the same pass as the range.
+        item.in_maxima = axis_maxima(values, t.dims, axes.in);
+        lo = item.in_maxima.lo, hi = item.in_maxima.hi, finite = item.in_maxima.finite;
+      } else if (t.elements) {
+        lo = hi = kernels::load_f32(values);
+        kernels::minmax(values, static_cast<size_t>(t.elements), lo, hi, finite);
+      }
+      tr.reason = range_reason(t, lo, hi, finite);
+      if (tr.reason.empty() && int8) {
         // (Codebooks have 8-bit codes: fewer bits take uniform or separable codes.)
-        item.layout = int8_layout(t, readers, values, note, bits == 0 || bits >= 8);
+        item.layout = int8_layout(t, axes, values, note, bits == 0 || bits >= 8);
         item.layout.draw = options_.rounding_draw;
         item.layout.salt = static_cast<uint64_t>(k);
         if (bits && bits < 8) item.layout.code_bits = bits;
@@ -157,13 +168,8 @@ class Selector {
     return tr;
   }
 
-  // Why values that cannot be scaled leave a tensor alone, or "". Sets their range.
-  static std::string range_reason(const TensorInfo& t, const uint8_t* values, float& lo, float& hi) {
-    bool finite = true;
-    if (t.elements) {
-      lo = hi = kernels::load_f32(values);
-      kernels::minmax(values, static_cast<size_t>(t.elements), lo, hi, finite);
-    }
+  // Why values of this range (lo, hi; finite: none NaN or infinite) cannot be scaled, or "".
+  static std::string range_reason(const TensorInfo& t, float lo, float hi, bool finite) {
     if (!finite) {
       return t.data_type == onnx::kDouble ? "contains NaN or infinity, or values beyond float32's range (codes are made in float32)"
                                           : "contains NaN or infinity";
@@ -226,15 +232,13 @@ class Selector {
     return "";
   }
 
-  Int8Layout int8_layout(const TensorInfo& t, const std::vector<Consumer>& readers, const uint8_t* values, std::string& note,
-                         bool codebooks) const {
+  Int8Layout int8_layout(const TensorInfo& t, const Axes& axes, const uint8_t* values, std::string& note, bool codebooks) const {
     if (options_.scheme == Scheme::Tensor) {
       Int8Layout l;
       l.seed = true;
       l.code_dims = t.dims;
       return l;
     }
-    const Axes axes = t.dims.size() >= 2 ? channel_axes(index_, scope_, t, readers) : Axes{};
     if (options_.block > 0) return uniform_layout(t.dims, axes.out, options_.block, options_.form, note);
     return choose_int8_layout(values, t.dims, axes.out, axes.in, options_.form, options_.scheme == Scheme::Auto, codebooks);
   }
