@@ -333,9 +333,7 @@ ONNX_SHRINK_COLD void Encoder::palette(int32_t i, const Payload& payload, Sink& 
   const TensorInfo& t = index_.tensors[item.tensor];
   const size_t n = static_cast<size_t>(t.elements);
   const uint8_t* x = data_.floats(t);
-  float lo = 0, hi = 0;
-  bool finite = true;
-  if (n) lo = hi = kernels::load_f32(x), kernels::minmax(x, n, lo, hi, finite);
+  const float lo = item.lo, hi = item.hi;  // the plan's, from the same values
 
   // Design the palette on a histogram, then map every value.
   palette::Histogram h = palette::make_histogram(lo, hi, item.levels);

@@ -35,6 +35,7 @@ struct Item {
   double sqnr_estimate = 0;  // int8 with low bits allowed: estimated SQNR with 8 bits (allocation order)
   bool low_bits_allowed = false;
   AxisMaxima in_maxima;  // int8: along the input-channel axis, taken as the values were checked
+  float lo = 0, hi = 0;  // the range of the values (as the plan checked them)
 };
 
 struct Plan {

@@ -104,6 +104,7 @@ class Selector {
         kernels::minmax(values, static_cast<size_t>(t.elements), lo, hi, finite);
       }
       tr.reason = range_reason(t, lo, hi, finite);
+      item.lo = lo, item.hi = hi;
       if (tr.reason.empty() && int8) {
         // (Codebooks have 8-bit codes: fewer bits take uniform or separable codes.)
         item.layout = int8_layout(t, axes, values, note, bits == 0 || bits >= 8);
