@@ -520,6 +520,10 @@ function gzipCounter(limit) {
   };
 }
 
+// Where no gzip column is shown (--quiet, --json): nothing is compressed, and the size is null as
+// past the limit. (gzip at level 6 took 0.94 s of a 39 MB result, longer than the engine made it.)
+const NOT_MEASURED = { write() {}, size: async () => null };
+
 // The brotli size of a result (its model and data files, as opened now: a commit may rename them,
 // or copy them to a stream and remove them), or null past 64 MB, as gzip's. Quality 11, the
 // reference of BENCHMARKS.md and what static hosts precompress with, for results up to 4 MB: it
@@ -704,7 +708,7 @@ async function processOne(model, a, many, rows, reports, readFiles) {
       // A stream gets one file: the data stays inline (an error past 2 GB says so).
       const options = { ...a.options, ...(scheme ? { scheme } : {}), ...(toStream ? { externalData: 'inline' } : {}), external,
                         onProgress: scheme ? progressBar(`${shownName} (${scheme})`, a.quiet || a.json) : onProgress };
-      runs.push(await shrinkTo(source, output, options, scheme));
+      runs.push(await shrinkTo(source, output, options, scheme, a.table || schemes.length > 1));
       if (scheme && runs[runs.length - 1].externalFile) {
         throw new OnnxShrinkError('a list of schemes works for results that keep their data inline (under 2 GB); ' +
                                   'give one scheme at a time for this model', 'BAD_OPTION');
@@ -832,13 +836,14 @@ function refuseToReplaceInputs(inputs, targets) {
 }
 
 // Shrinks `source` into temporary files for `output` (and its external data, if any), streamed
-// as the engine writes them; commit() puts them in place, discard() removes them.
-async function shrinkTo(source, output, options, tag) {
+// as the engine writes them; commit() puts them in place, discard() removes them. `measure`: the
+// gzip size is taken (for the summary table, or to compare schemes).
+async function shrinkTo(source, output, options, tag, measure) {
   const location = path.basename(dataFileOf(output));
   // The model goes to its file as the engine writes it (never whole in memory), and through gzip
   // for the summary's column up to 64 MB: gzip runs at about 40 MB/s, and the chunks it has not
   // taken yet wait in memory.
-  const gzip = gzipCounter(64e6), dataGzip = gzipCounter(64e6);
+  const gzip = measure ? gzipCounter(64e6) : NOT_MEASURED, dataGzip = measure ? gzipCounter(64e6) : NOT_MEASURED;
   const run = { scheme: options.scheme, model: new TempFile(output, tag), externalFile: null };
   try {
     const result = await shrink(source, {
@@ -1042,7 +1047,7 @@ async function targetOne(source, model, output, a, rows, reports, inputFiles) {
   if (target.met) {
     refuseToReplaceInputs(inputFiles, [output]);
     const file = new TempFile(output);
-    const gzip = gzipCounter(64e6);
+    const gzip = a.table ? gzipCounter(64e6) : NOT_MEASURED;
     try {
       file.write(result.model);
       gzip.write(result.model);
