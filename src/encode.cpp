@@ -326,6 +326,14 @@ void map_levels(const uint8_t* x, size_t n, const Index* index, const uint8_t* l
   sums[0] = sum, sums[1] = error, sums[2] = other_error;
 }
 
+// Calls map(T{}) with T the unsigned type of `bytes` bytes (2, 4 or 8): one instance per size.
+template <typename Map>
+void by_element_size(int bytes, Map map) {
+  if (bytes == 4) map(uint32_t{});
+  else if (bytes == 2) map(uint16_t{});
+  else map(uint64_t{});
+}
+
 }  // namespace
 
 ONNX_SHRINK_COLD void Encoder::palette(int32_t i, const Payload& payload, Sink& out) {
@@ -412,13 +420,10 @@ ONNX_SHRINK_COLD void Encoder::palette(int32_t i, const Payload& payload, Sink& 
     }
     std::vector<uint8_t> seen(count, 0);
     double sums[3] = {};
-    auto map = [&](auto element) {
+    by_element_size(bytes, [&](auto element) {
       map_levels<decltype(element)>(x, n, indices_.data(), level_bytes.data(), stored.data(), seed_.data(), uniform_values.data(),
                                     seen.data(), out_.data(), sums);
-    };
-    if (bytes == 4) map(uint32_t{});
-    else if (bytes == 2) map(uint16_t{});
-    else map(uint64_t{});
+    });
     signal = sums[0], noise = sums[1], uniform_noise = sums[2];
     for (uint8_t flag : seen) used += flag;
   }
@@ -431,10 +436,6 @@ ONNX_SHRINK_COLD void Encoder::palette(int32_t i, const Payload& payload, Sink& 
       std::memcpy(&level_bytes[k * bytes], out_.data(), bytes);
     }
     double sums[3] = {};
-    auto map = [&](auto element) {
-      map_levels<decltype(element), int32_t, false>(x, n, seed_.data(), level_bytes.data(), stored.data(), nullptr, nullptr, seen.data(),
-                                                    out_.data(), sums);
-    };
     if (!(range > 0)) {
       for (size_t k = 0; k < n; ++k) {
         const float v = kernels::load_f32(x + 4 * k);
@@ -442,12 +443,11 @@ ONNX_SHRINK_COLD void Encoder::palette(int32_t i, const Payload& payload, Sink& 
         sums[0] += double(v) * v;
         sums[1] += dv * dv;
       }
-    } else if (bytes == 4) {
-      map(uint32_t{});
-    } else if (bytes == 2) {
-      map(uint16_t{});
     } else {
-      map(uint64_t{});
+      by_element_size(bytes, [&](auto element) {
+        map_levels<decltype(element), int32_t, false>(x, n, seed_.data(), level_bytes.data(), stored.data(), nullptr, nullptr,
+                                                      seen.data(), out_.data(), sums);
+      });
     }
     signal = sums[0], noise = sums[1];
     d.scheme = "uniform";

@@ -33,8 +33,8 @@ class Encoder {
   // The item encoded last: its codes were written, its scales and offsets follow.
   int32_t current_ = -1;
   Scratch<int8_t> codes_;
-  Scratch<uint8_t> low_;
-  std::vector<uint8_t> packed_low_;  // low bits of the codes: one per value, then packed
+  Scratch<uint8_t> low_;             // low bits of the codes, one per value,
+  std::vector<uint8_t> packed_low_;  // and packed
   std::vector<float> scales_, offsets_;
   std::vector<int8_t> zeros_;
   std::vector<float> factors_, table_;
