@@ -301,14 +301,14 @@ ONNX_SHRINK_COLD void Encoder::codebook(const uint8_t* v, uint64_t n) {
 
 // Palette's mapping: each value's level (its bytes, by element size T, so that the copies are
 // single moves) to `out`, the levels used marked in `seen`, and into sums[0..2] the sum of x^2,
-// the squared error of the levels and, WithOther, that of a second set of levels (the uniform
-// ones, for the comparison). Locals, not the caller's sums: the copies go through byte pointers,
+// the squared error of the levels and, WithOther, that of the original tool's uniform levels (for
+// the comparison; each value's uniform level computed here, not read from a pass of its own). Locals, not the caller's sums: the copies go through byte pointers,
 // which may alias anything, so the compiler would store and reload the sums for every value.
 namespace {
 
 template <typename T, typename Index = uint16_t, bool WithOther = true>
 void map_levels(const uint8_t* x, size_t n, const Index* index, const uint8_t* level_bytes, const float* level_value,
-                const int32_t* other_index, const float* other_value, uint8_t* seen, uint8_t* out, double* sums) {
+                const kernels::SeedLevels* other, const float* other_value, uint8_t* seen, uint8_t* out, double* sums) {
   double sum = 0, error = 0, other_error = 0;
   for (size_t k = 0; k < n; ++k) {
     const float v = kernels::load_f32(x + 4 * k);
@@ -319,7 +319,7 @@ void map_levels(const uint8_t* x, size_t n, const Index* index, const uint8_t* l
     sum += double(v) * v;
     error += dv * dv;
     if constexpr (WithOther) {
-      const double du = double(v) - other_value[other_index[k]];
+      const double du = double(v) - other_value[kernels::seed_level(v, *other)];
       other_error += du * du;
     }
   }
@@ -402,11 +402,6 @@ ONNX_SHRINK_COLD void Encoder::palette(int32_t i, const Payload& payload, Sink& 
     const double level = (static_cast<double>(sl.lowest + static_cast<int32_t>(k)) - zero) * scale;
     uniform_values[k] = static_cast<float>(std::max<double>(-largest, std::min<double>(largest, level)));
   }
-  if (range > 0) {
-    seed_.resize(n);
-    kernels::seed_levels(x, n, sl, seed_.data());
-  }
-
   uint32_t used = 0;
   if (!seed && hi > lo) {
     const size_t count = d.levels.size();
@@ -421,7 +416,7 @@ ONNX_SHRINK_COLD void Encoder::palette(int32_t i, const Payload& payload, Sink& 
     std::vector<uint8_t> seen(count, 0);
     double sums[3] = {};
     by_element_size(bytes, [&](auto element) {
-      map_levels<decltype(element)>(x, n, indices_.data(), level_bytes.data(), stored.data(), seed_.data(), uniform_values.data(),
+      map_levels<decltype(element)>(x, n, indices_.data(), level_bytes.data(), stored.data(), &sl, uniform_values.data(),
                                     seen.data(), out_.data(), sums);
     });
     signal = sums[0], noise = sums[1], uniform_noise = sums[2];
@@ -444,6 +439,8 @@ ONNX_SHRINK_COLD void Encoder::palette(int32_t i, const Payload& payload, Sink& 
         sums[1] += dv * dv;
       }
     } else {
+      seed_.resize(n);
+      kernels::seed_levels(x, n, sl, seed_.data());
       by_element_size(bytes, [&](auto element) {
         map_levels<decltype(element), int32_t, false>(x, n, seed_.data(), level_bytes.data(), stored.data(), nullptr, nullptr,
                                                       seen.data(), out_.data(), sums);

@@ -8,6 +8,7 @@
 // (min/max, coding and scaling of columns) go in slices, for WebAssembly's tiers (slices.h).
 #pragma once
 
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 
@@ -50,6 +51,13 @@ struct SeedLevels {
   float inverse = 0, steps = 0, zero = 0, half = 0;
   int32_t lowest = 0;  // the smallest q, so that q - lowest indexes a table of values
 };
+
+// One value's level, q - lowest: what seed_levels computes for every value.
+inline int32_t seed_level(float v, const SeedLevels& p) {
+  float q = std::nearbyint(v * p.inverse * p.steps) + p.zero;
+  q = q < -p.half ? -p.half : q > p.half - 1 ? p.half - 1 : q;
+  return static_cast<int32_t>(q) - p.lowest;
+}
 
 // The original Shrink Ray's per-tensor parameters, computed as its numpy code does.
 struct SeedParams {

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <memory>
 
 namespace onnx_shrink::palette {
@@ -127,6 +128,22 @@ class CodeLengths {
   std::vector<Slot> slots_;
 };
 
+// Thresholds between neighbouring levels, shifted towards the level with the longer code, and
+// never below the one before. (The one before is kept in a register: read back from the array,
+// it made a chain of store and load through the whole loop.)
+void set_thresholds(const std::vector<double>& levels, const std::vector<double>& lengths, double lambda,
+                    std::vector<double>& thresholds) {
+  const size_t count = levels.empty() ? 0 : levels.size() - 1;
+  thresholds.resize(count);  // every entry is set below
+  double before = -HUGE_VAL;
+  for (size_t j = 0; j < count; ++j) {
+    double t = 0.5 * (levels[j] + levels[j + 1]);
+    if (lambda > 0) t += lambda * (lengths[j + 1] - lengths[j]) / (2 * (levels[j + 1] - levels[j]));
+    if (t < before) t = before;
+    thresholds[j] = before = t;
+  }
+}
+
 // Lloyd iterations with an entropy penalty, from levels evenly spaced between min and max. (Every
 // run starts afresh: a strong penalty removes levels, which a run started from it cannot regain.)
 Design run_ecsq(const Histogram& h, const Prefix& p, uint32_t count, double lambda, CodeLengths& code_length) {
@@ -138,13 +155,7 @@ Design run_ecsq(const Histogram& h, const Prefix& p, uint32_t count, double lamb
   Cells c;
   for (int iteration = 0; iteration < kMaxIterations; ++iteration) {
     // Thresholds between neighbours, shifted towards the level with the longer code.
-    thresholds.resize(levels.size() - 1);  // every entry is set below
-    for (size_t j = 0; j + 1 < levels.size(); ++j) {
-      double t = 0.5 * (levels[j] + levels[j + 1]);
-      if (lambda > 0) t += lambda * (lengths[j + 1] - lengths[j]) / (2 * (levels[j + 1] - levels[j]));
-      if (j > 0 && t < thresholds[j - 1]) t = thresholds[j - 1];
-      thresholds[j] = t;
-    }
+    set_thresholds(levels, lengths, lambda, thresholds);
     assign(h, p, thresholds, c);
     // The cell holding 0 keeps the level 0 exactly: zero weights (pruned channels, padding) must
     // stay zero, or dead channels come alive. A centroid is never exactly 0.
@@ -154,17 +165,21 @@ Design run_ecsq(const Histogram& h, const Prefix& p, uint32_t count, double lamb
       while (zero_cell < thresholds.size() && thresholds[zero_cell] <= 0) ++zero_cell;
     }
     // New levels: centroids of non-empty cells; empty cells disappear.
-    next.clear();
-    next_lengths.clear();
+    // (Written by index into arrays sized first: push_back's checks kept `moved` in memory.)
+    next.resize(levels.size());
+    next_lengths.resize(levels.size());
+    size_t kept = 0;
     double moved = 0;
     for (size_t j = 0; j < levels.size(); ++j) {
       if (!c.n[j]) continue;
       const double centroid = j == zero_cell ? 0.0 : c.s[j] / static_cast<double>(c.n[j]);
       moved = std::max(moved, std::fabs(centroid - levels[j]));
-      next.push_back(centroid);
-      next_lengths.push_back(code_length.of(c.n[j]));
+      next[kept] = centroid;
+      next_lengths[kept++] = code_length.of(c.n[j]);
     }
-    const bool same_count = next.size() == levels.size();
+    next.resize(kept);
+    next_lengths.resize(kept);
+    const bool same_count = kept == levels.size();
     levels.swap(next);
     lengths.swap(next_lengths);
     if (levels.size() < 2) break;
@@ -172,13 +187,7 @@ Design run_ecsq(const Histogram& h, const Prefix& p, uint32_t count, double lamb
   }
   Design d;
   d.levels = levels;
-  d.thresholds.resize(levels.size() ? levels.size() - 1 : 0);  // every entry is set below
-  for (size_t j = 0; j + 1 < levels.size(); ++j) {
-    double t = 0.5 * (levels[j] + levels[j + 1]);
-    if (lambda > 0) t += lambda * (lengths[j + 1] - lengths[j]) / (2 * (levels[j + 1] - levels[j]));
-    if (j > 0 && t < d.thresholds[j - 1]) t = d.thresholds[j - 1];
-    d.thresholds[j] = t;
-  }
+  set_thresholds(levels, lengths, lambda, d.thresholds);
   d.scheme = lambda > 0 ? "ecsq" : "kmeans";
   evaluate(h, p, d);
   return d;
@@ -188,7 +197,17 @@ Design run_ecsq(const Histogram& h, const Prefix& p, uint32_t count, double lamb
 
 ONNX_SHRINK_NOINLINE double det_log2(double x) {
   int e = 0;
-  double m = std::frexp(x, &e);  // x = m 2^e, m in [0.5, 1)
+  double m;  // x = m 2^e, m in [0.5, 1): frexp's result, read from the bits when x is normal
+  uint64_t bits;
+  std::memcpy(&bits, &x, sizeof bits);
+  const uint64_t exponent = bits >> 52;  // sign bit included: only positive normal x take this way
+  if (exponent - 1 < 0x7FE) {
+    e = static_cast<int>(exponent) - 1022;
+    bits = (bits & 0x000FFFFFFFFFFFFFull) | (uint64_t{1022} << 52);
+    std::memcpy(&m, &bits, sizeof m);
+  } else {
+    m = std::frexp(x, &e);
+  }
   if (m < 0.70710678118654752) m *= 2, e -= 1;  // m in [0.707, 1.414): exact 0 for powers of two
   // ln m = 2 atanh z with z = (m - 1) / (m + 1), |z| < 0.172: the series converges fast.
   const double z = (m - 1) / (m + 1), z2 = z * z;

@@ -61,11 +61,7 @@ void palette_indices(const uint8_t* x, size_t n, float min, float bin_scale, uin
 }
 
 void seed_levels(const uint8_t* x, size_t n, const SeedLevels& p, int32_t* out) {
-  for (size_t i = 0; i < n; ++i) {
-    float q = std::nearbyint(load_f32(x + 4 * i) * p.inverse * p.steps) + p.zero;
-    q = q < -p.half ? -p.half : q > p.half - 1 ? p.half - 1 : q;
-    out[i] = static_cast<int32_t>(q) - p.lowest;
-  }
+  for (size_t i = 0; i < n; ++i) out[i] = seed_level(load_f32(x + 4 * i), p);
 }
 
 }  // namespace scalar
