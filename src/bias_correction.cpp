@@ -1,6 +1,9 @@
 #include "bias_correction.h"
 
 #include <algorithm>
+#if defined(__AVX__)
+#include <immintrin.h>
+#endif
 
 #include "cold.h"
 #include "kernels/simd.h"
@@ -64,7 +67,37 @@ ONNX_SHRINK_NOINLINE bool lane_sums(const uint8_t* values, const int8_t* codes, 
                                     uint64_t end, float scale, float offset, const double* f, LaneSums& sums) {
   bool any_zero = false;
   uint64_t k = begin;
-#if ONNX_SHRINK_SIMD
+#if ONNX_SHRINK_SIMD_SSE && defined(__AVX__)
+  {
+    // The same operations, sum by sum, four doubles a vector where the machine has them (a native
+    // build for a machine with AVX): half the instructions of the loop below.
+    namespace v4 = kernels::v4;
+    const v4::f32 vscale = v4::splat(scale), voffset = v4::splat(offset), step = v4::splat(static_cast<float>(1 << bits));
+    v4::i32 zeros = v4::isplat(0);
+    __m256d df[2], dff[2], noise = _mm256_loadu_pd(sums.noise), signal = _mm256_loadu_pd(sums.signal);
+    for (int h = 0; h < 2; ++h) df[h] = _mm256_loadu_pd(sums.df + 4 * h), dff[h] = _mm256_loadu_pd(sums.dff + 4 * h);
+    for (; k + 8 <= end; k += 8) {
+      for (int h = 0; h < 2; ++h) {
+        const uint64_t at = k + 4 * h;
+        const v4::f32 x = v4::load(values + 4 * at);
+        v4::f32 code = v4::load_i8x4_as_float(reinterpret_cast<const uint8_t*>(codes + at));
+        if (low) code = v4::add(v4::mul(code, step), v4::load_u8x4_as_float(low + at));
+        const v4::f32 u = v4::add(v4::mul(code, vscale), voffset);
+        zeros = v4::bor(zeros, v4::zero_mask(x));
+        const __m256d xd = _mm256_cvtps_pd(x), d = _mm256_sub_pd(xd, _mm256_cvtps_pd(u));
+        const __m256d vf = _mm256_loadu_pd(f + (at - begin));
+        const __m256d t = _mm256_mul_pd(d, vf), w = _mm256_mul_pd(xd, vf);
+        df[h] = _mm256_add_pd(df[h], t);
+        dff[h] = _mm256_add_pd(dff[h], _mm256_mul_pd(t, vf));
+        noise = _mm256_add_pd(noise, _mm256_mul_pd(t, t));
+        signal = _mm256_add_pd(signal, _mm256_mul_pd(w, w));
+      }
+    }
+    for (int h = 0; h < 2; ++h) _mm256_storeu_pd(sums.df + 4 * h, df[h]), _mm256_storeu_pd(sums.dff + 4 * h, dff[h]);
+    _mm256_storeu_pd(sums.noise, noise), _mm256_storeu_pd(sums.signal, signal);
+    any_zero = v4::any(zeros);
+  }
+#elif ONNX_SHRINK_SIMD
   {
     namespace v4 = kernels::v4;
     const v4::f32 vscale = v4::splat(scale), voffset = v4::splat(offset), step = v4::splat(static_cast<float>(1 << bits));
