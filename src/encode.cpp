@@ -140,10 +140,8 @@ ONNX_SHRINK_COLD void Encoder::int8(int32_t i) {
   factors_.clear();
   kernels::ErrorSums e;
   if (l.seed) {
-    float lo = 0, hi = 0;
-    bool finite = true;
-    if (n) lo = hi = kernels::load_f32(x), kernels::minmax(x, static_cast<size_t>(n), lo, hi, finite);
-    kernels::SeedParams p = kernels::seed_params(lo, hi);
+    const kernels::Range r = kernels::range_of(x, static_cast<size_t>(n));
+    kernels::SeedParams p = kernels::seed_params(r.lo, r.hi);
     kernels::quantize_seed(x, static_cast<size_t>(n), p, codes_.data(), e);
     if (kRoundingDraws && l.draw && p.scale > 0) {
       // A draw needs no parity with the original tool: its grid, shifted, in this engine's arithmetic.
@@ -268,9 +266,8 @@ ONNX_SHRINK_COLD void Encoder::separable_error(const Int8Layout& l, const std::v
 
 // A table of 256 levels by k-means on the normalised values, and each value's index in it.
 ONNX_SHRINK_COLD void Encoder::codebook(const uint8_t* v, uint64_t n) {
-  float lo = 0, hi = 0;
-  bool finite = true;
-  if (n) lo = hi = kernels::load_f32(v), kernels::minmax(v, static_cast<size_t>(n), lo, hi, finite);
+  const kernels::Range r = kernels::range_of(v, static_cast<size_t>(n));
+  const float lo = r.lo, hi = r.hi;
   table_ = std::vector<float>(256, lo);
   if (!(hi > lo)) {
     std::fill(codes_.data(), codes_.data() + codes_.size(), 0);

@@ -215,9 +215,8 @@ ONNX_SHRINK_COLD double codebook_noise(const uint8_t* x, const std::vector<int64
     const float f = normalised_slice(x, va, slices[s], step, u.data() + s * per_slice);
     weight += double(f) * f * double(va.outer * va.inner);  // the whole slice's
   }
-  float lo = u.size() ? u[0] : 0.0f, hi = lo;
-  bool finite = true;
-  kernels::minmax(reinterpret_cast<const uint8_t*>(u.data()), u.size(), lo, hi, finite);
+  const kernels::Range r = kernels::range_of(reinterpret_cast<const uint8_t*>(u.data()), u.size());
+  const float lo = r.lo, hi = r.hi;
   if (!(hi > lo)) return 0;
   // A codebook only wins by its margin on values with few distinct magnitudes; when the sample
   // spreads over many bins it cannot, and k-means is not worth running. Most tensors stop here, so

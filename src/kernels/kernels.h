@@ -139,6 +139,17 @@ using namespace scalar;
 #endif
 #undef ONNX_SHRINK_KERNELS
 
+// The range of n values (0 to 0 for none), and whether every one is finite.
+struct Range {
+  float lo = 0, hi = 0;
+  bool finite = true;
+};
+inline Range range_of(const uint8_t* x, size_t n) {
+  Range r;
+  if (n) r.lo = r.hi = load_f32(x), minmax(x, n, r.lo, r.hi, r.finite);
+  return r;
+}
+
 // Scalar conversions used outside hot loops.
 float half_to_float(uint16_t h);
 uint16_t float_to_half(float f);      // round to nearest even

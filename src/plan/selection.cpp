@@ -99,9 +99,9 @@ class Selector {
         // The input channels' maxima, for the factors, in the same pass as the range.
         item.in_maxima = axis_maxima(values, t.dims, axes.in);
         lo = item.in_maxima.lo, hi = item.in_maxima.hi, finite = item.in_maxima.finite;
-      } else if (t.elements) {
-        lo = hi = kernels::load_f32(values);
-        kernels::minmax(values, static_cast<size_t>(t.elements), lo, hi, finite);
+      } else {
+        const kernels::Range r = kernels::range_of(values, static_cast<size_t>(t.elements));
+        lo = r.lo, hi = r.hi, finite = r.finite;
       }
       tr.reason = range_reason(t, lo, hi, finite);
       item.lo = lo, item.hi = hi;
