@@ -410,7 +410,7 @@ ONNX_SHRINK_COLD void multiply_along(const uint8_t* x, const std::vector<int64_t
 }
 
 ONNX_SHRINK_COLD Int8Layout choose_int8_layout(const uint8_t* x, const std::vector<int64_t>& dims, int64_t out_axis, int64_t in_axis,
-                                               Form form, bool search, bool codebooks) {
+                                               Form form, bool search, bool codebooks, const AxisMaxima* known) {
   std::string note;
   const size_t rank = dims.size();
   const uint64_t n = product(dims, 0, rank);
@@ -445,8 +445,7 @@ ONNX_SHRINK_COLD Int8Layout choose_int8_layout(const uint8_t* x, const std::vect
     if (!std::isfinite(noise)) continue;
     if (!estimated) {
       if (best.factor_axis >= 0) {
-        std::vector<float> factors = axis_absmax(x, dims, best.factor_axis);
-        for (float& f : factors) f = power_of(f, best.factor_power);
+        const std::vector<float> factors = layout_factors(best, x, dims, known);
         best.noise = separable_noise(x, dims, out_axis, best.factor_axis, factors);
       } else {
         std::vector<float> lo, hi;

@@ -60,9 +60,11 @@ Int8Layout uniform_layout(const std::vector<int64_t>& dims, int64_t axis, uint32
 // the output- and input-channel axes the consuming op gives the weight (-1: none). Without
 // `search` (scheme "channel") or in the DequantizeLinear form: uniform per output channel.
 // Otherwise: per output channel with a factor per input channel (separable), or a codebook when
-// one is estimated to be 6 dB more accurate.
+// one is estimated to be 6 dB more accurate. `known`: the maxima along the input-channel axis, when
+// the caller has them (the plan's pass over the values takes them).
+struct AxisMaxima;
 Int8Layout choose_int8_layout(const uint8_t* x, const std::vector<int64_t>& dims, int64_t out_axis, int64_t in_axis,
-                              Form form, bool search, bool codebooks = true);
+                              Form form, bool search, bool codebooks = true, const AxisMaxima* known = nullptr);
 
 // The SQNR (dB) a layout of channels or blocks (axis >= 0) is expected to give `x` with 8-bit
 // codes, estimated from a sample of its slices: for ordering tensors by it.

@@ -107,7 +107,7 @@ class Selector {
       item.lo = lo, item.hi = hi;
       if (tr.reason.empty() && int8) {
         // (Codebooks have 8-bit codes: fewer bits take uniform or separable codes.)
-        item.layout = int8_layout(t, axes, values, note, bits == 0 || bits >= 8);
+        item.layout = int8_layout(t, axes, values, note, bits == 0 || bits >= 8, item.in_maxima);
         item.layout.draw = options_.rounding_draw;
         item.layout.salt = static_cast<uint64_t>(k);
         if (bits && bits < 8) item.layout.code_bits = bits;
@@ -233,7 +233,8 @@ class Selector {
     return "";
   }
 
-  Int8Layout int8_layout(const TensorInfo& t, const Axes& axes, const uint8_t* values, std::string& note, bool codebooks) const {
+  Int8Layout int8_layout(const TensorInfo& t, const Axes& axes, const uint8_t* values, std::string& note, bool codebooks,
+                         const AxisMaxima& in_maxima) const {
     if (options_.scheme == Scheme::Tensor) {
       Int8Layout l;
       l.seed = true;
@@ -241,7 +242,7 @@ class Selector {
       return l;
     }
     if (options_.block > 0) return uniform_layout(t.dims, axes.out, options_.block, options_.form, note);
-    return choose_int8_layout(values, t.dims, axes.out, axes.in, options_.form, options_.scheme == Scheme::Auto, codebooks);
+    return choose_int8_layout(values, t.dims, axes.out, axes.in, options_.form, options_.scheme == Scheme::Auto, codebooks, &in_maxima);
   }
 
   // Why a tensor keeps 8 bits when Options::bits asks for `bits` (0 for auto's 9th and 10th), or ""
