@@ -61,6 +61,22 @@ struct LaneSums {
   static double total(const double* l) { return ((l[0] + l[1]) + (l[2] + l[3])) + ((l[4] + l[5]) + (l[6] + l[7])); }
 };
 
+#if ONNX_SHRINK_SIMD
+// Four values' reconstructions before the factor, code * scale + offset, in float as the model
+// computes them (a code with low bits is top * 2^bits + low).
+struct Reconstruction {
+  kernels::v4::f32 scale, offset, step;
+  Reconstruction(float s, float o, int32_t bits)
+      : scale(kernels::v4::splat(s)), offset(kernels::v4::splat(o)), step(kernels::v4::splat(static_cast<float>(1 << bits))) {}
+  ONNX_SHRINK_ALWAYS_INLINE kernels::v4::f32 of(const int8_t* codes, const uint8_t* low, uint64_t at) const {
+    namespace v4 = kernels::v4;
+    v4::f32 code = v4::load_i8x4_as_float(reinterpret_cast<const uint8_t*>(codes + at));
+    if (low) code = v4::add(v4::mul(code, step), v4::load_u8x4_as_float(low + at));
+    return v4::add(v4::mul(code, scale), offset);
+  }
+};
+#endif
+
 // Values [begin, end) of one group into `sums` (`begin` a multiple of 8 values from the run's start),
 // `f` the factor of each value; whether one of the values is zero.
 ONNX_SHRINK_NOINLINE bool lane_sums(const uint8_t* values, const int8_t* codes, const uint8_t* low, int32_t bits, uint64_t begin,
@@ -72,17 +88,14 @@ ONNX_SHRINK_NOINLINE bool lane_sums(const uint8_t* values, const int8_t* codes, 
     // The same operations, sum by sum, four doubles a vector where the machine has them (a native
     // build for a machine with AVX): half the instructions of the loop below.
     namespace v4 = kernels::v4;
-    const v4::f32 vscale = v4::splat(scale), voffset = v4::splat(offset), step = v4::splat(static_cast<float>(1 << bits));
+    const Reconstruction r(scale, offset, bits);
     v4::i32 zeros = v4::isplat(0);
     __m256d df[2], dff[2], noise = _mm256_loadu_pd(sums.noise), signal = _mm256_loadu_pd(sums.signal);
     for (int h = 0; h < 2; ++h) df[h] = _mm256_loadu_pd(sums.df + 4 * h), dff[h] = _mm256_loadu_pd(sums.dff + 4 * h);
     for (; k + 8 <= end; k += 8) {
       for (int h = 0; h < 2; ++h) {
         const uint64_t at = k + 4 * h;
-        const v4::f32 x = v4::load(values + 4 * at);
-        v4::f32 code = v4::load_i8x4_as_float(reinterpret_cast<const uint8_t*>(codes + at));
-        if (low) code = v4::add(v4::mul(code, step), v4::load_u8x4_as_float(low + at));
-        const v4::f32 u = v4::add(v4::mul(code, vscale), voffset);
+        const v4::f32 x = v4::load(values + 4 * at), u = r.of(codes, low, at);
         zeros = v4::bor(zeros, v4::zero_mask(x));
         const __m256d xd = _mm256_cvtps_pd(x), d = _mm256_sub_pd(xd, _mm256_cvtps_pd(u));
         const __m256d vf = _mm256_loadu_pd(f + (at - begin));
@@ -100,7 +113,7 @@ ONNX_SHRINK_NOINLINE bool lane_sums(const uint8_t* values, const int8_t* codes, 
 #elif ONNX_SHRINK_SIMD
   {
     namespace v4 = kernels::v4;
-    const v4::f32 vscale = v4::splat(scale), voffset = v4::splat(offset), step = v4::splat(static_cast<float>(1 << bits));
+    const Reconstruction r(scale, offset, bits);
     v4::i32 zeros = v4::isplat(0);
     v4::f64 df[4], dff[4], noise[2], signal[2];
     for (int q = 0; q < 4; ++q) df[q] = v4::load_f64(sums.df + 2 * q), dff[q] = v4::load_f64(sums.dff + 2 * q);
@@ -108,10 +121,7 @@ ONNX_SHRINK_NOINLINE bool lane_sums(const uint8_t* values, const int8_t* codes, 
     for (; k + 8 <= end; k += 8) {
       for (int h = 0; h < 2; ++h) {
         const uint64_t at = k + 4 * h;
-        const v4::f32 x = v4::load(values + 4 * at);
-        v4::f32 code = v4::load_i8x4_as_float(reinterpret_cast<const uint8_t*>(codes + at));
-        if (low) code = v4::add(v4::mul(code, step), v4::load_u8x4_as_float(low + at));
-        const v4::f32 u = v4::add(v4::mul(code, vscale), voffset);
+        const v4::f32 x = v4::load(values + 4 * at), u = r.of(codes, low, at);
         zeros = v4::bor(zeros, v4::zero_mask(x));
         const v4::f64 xd[2] = {v4::widen_low(x), v4::widen_high(x)};
         const v4::f64 d[2] = {v4::sub_f64(xd[0], v4::widen_low(u)), v4::sub_f64(xd[1], v4::widen_high(u))};
