@@ -299,8 +299,9 @@ ONNX_SHRINK_COLD void Encoder::codebook(const uint8_t* v, uint64_t n) {
 // Palette's mapping: each value's level (its bytes, by element size T, so that the copies are
 // single moves) to `out`, the levels used marked in `seen`, and into sums[0..2] the sum of x^2,
 // the squared error of the levels and, WithOther, that of the original tool's uniform levels (for
-// the comparison; each value's uniform level computed here, not read from a pass of its own). Locals, not the caller's sums: the copies go through byte pointers,
-// which may alias anything, so the compiler would store and reload the sums for every value.
+// the comparison; each value's uniform level is computed here, not read from a pass of its own).
+// The sums are locals, not the caller's array: the copies go through byte pointers, which may
+// alias anything, so the compiler would store and reload the sums for every value.
 namespace {
 
 template <typename T, typename Index = uint16_t, bool WithOther = true>
