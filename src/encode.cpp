@@ -140,8 +140,7 @@ ONNX_SHRINK_COLD void Encoder::int8(int32_t i) {
   factors_.clear();
   kernels::ErrorSums e;
   if (l.seed) {
-    const kernels::Range r = kernels::range_of(x, static_cast<size_t>(n));
-    kernels::SeedParams p = kernels::seed_params(r.lo, r.hi);
+    kernels::SeedParams p = kernels::seed_params(item.lo, item.hi);  // the plan's range, from the same values
     kernels::quantize_seed(x, static_cast<size_t>(n), p, codes_.data(), e);
     if (kRoundingDraws && l.draw && p.scale > 0) {
       // A draw needs no parity with the original tool: its grid, shifted, in this engine's arithmetic.
