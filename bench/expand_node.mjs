@@ -1,15 +1,24 @@
 // expand() of a model held in memory, through the WebAssembly build in Node. The module is
 // compiled first (not timed); the time is expand() alone, from the bytes to the expanded bytes.
-// Prints JSON: the time, the output's size and MB/s of output (10^6 bytes a second).
-//   node bench/expand_node.mjs IN.onnx [OUT.onnx]
-import { readFileSync, writeFileSync } from 'node:fs';
+// Prints JSON: the time, the output's size and MB/s of output (10^6 bytes a second). With
+// --stream the output comes in chunks to `onModelData` (written to OUT.onnx if given), instead
+// of as one new array.
+//   node bench/expand_node.mjs IN.onnx [OUT.onnx] [--stream]
+import { closeSync, openSync, readFileSync, writeFileSync, writeSync } from 'node:fs';
 import { expand, version } from '../bindings/js/index.node.js';
 
-const [input, output] = process.argv.slice(2);
+const stream = process.argv.includes('--stream');
+const [input, output] = process.argv.slice(2).filter((a) => a !== '--stream');
 const bytes = readFileSync(input);
 await version();  // compile and instantiate the module first: not part of expand()'s time
+const fd = stream && output ? openSync(output, 'w') : null;
+let outputBytes = 0;
 const started = performance.now();
-const model = await expand(bytes);
+const model = await expand(bytes, stream ? { onModelData: (chunk) => { outputBytes += chunk.byteLength; if (fd !== null) writeSync(fd, chunk); } } : {});
 const ms = performance.now() - started;
-if (output) writeFileSync(output, model);
-console.log(JSON.stringify({ ms, inputBytes: bytes.byteLength, outputBytes: model.byteLength, mbPerSecond: model.byteLength / 1e3 / ms }));
+if (fd !== null) closeSync(fd);
+if (!stream) {
+  outputBytes = model.byteLength;
+  if (output) writeFileSync(output, model);
+}
+console.log(JSON.stringify({ ms, stream, inputBytes: bytes.byteLength, outputBytes, mbPerSecond: outputBytes / 1e3 / ms }));
