@@ -26,11 +26,24 @@ export function scatter({ width: W = 760, height: H = 430, title, xLabel, yLabel
   }
   svg += `<text x="${(L + W - R) / 2}" y="${H - 22}" text-anchor="middle">${xLabel}</text>\n`;
   svg += `<text transform="translate(16 ${(T + H - B) / 2}) rotate(-90)" text-anchor="middle">${yLabel}</text>\n`;
-  points.forEach((p, i) => {
-    svg += `<circle cx="${px(xs[i]).toFixed(1)}" cy="${py(ys[i]).toFixed(1)}" r="4.5" fill="${p.colour}"><title>${p.title}</title></circle>`;
-    const [lx, ly, anchor] = p.above ? [px(xs[i]), py(ys[i]) - 9, ' text-anchor="middle"'] : [px(xs[i]) + 7, py(ys[i]) + 4, ''];
+  // Labels (10 px text, about 5.5 px a character) moved down, a line at a time, off the labels
+  // placed before them, with a thin line back to their point when moved.
+  const placed = [];
+  const overlaps = (b) => placed.some((q) => b[0] < q[2] && q[0] < b[2] && b[1] < q[3] && q[1] < b[3]);
+  // Labels above their points first; a label that would leave the chart on the right goes to the left.
+  const order = points.map((_, i) => i).sort((a, b) => !!points[b].above - !!points[a].above || ys[b] - ys[a] || xs[a] - xs[b]);
+  for (const i of order) {
+    const p = points[i], cx = px(xs[i]), cy = py(ys[i]), w = 5.5 * p.label.length;
+    svg += `<circle cx="${cx.toFixed(1)}" cy="${cy.toFixed(1)}" r="4.5" fill="${p.colour}"><title>${p.title}</title></circle>`;
+    const onLeft = !p.above && cx + 7 + w > W - R;
+    let [lx, ly, anchor] = p.above ? [cx, cy - 9, ' text-anchor="middle"'] : onLeft ? [cx - 7, cy + 4, ' text-anchor="end"'] : [cx + 7, cy + 4, ''];
+    const left = p.above ? lx - w / 2 : onLeft ? lx - w : lx;
+    const box = (y) => [left, y - 9, left + w, y + 2];
+    for (let k = 0; k < 12 && overlaps(box(ly)); k++) ly += p.above ? -11 : 11;
+    placed.push(box(ly));
+    if (ly - cy > 8) svg += `<line x1="${cx.toFixed(1)}" y1="${cy.toFixed(1)}" x2="${(onLeft ? lx + 1 : lx - 1).toFixed(1)}" y2="${(ly - 3).toFixed(1)}" stroke="${p.colour}" stroke-width="0.5"/>`;
     svg += `<text x="${lx.toFixed(1)}" y="${ly.toFixed(1)}" font-size="10" fill="${p.colour}"${anchor}>${p.label}</text>\n`;
-  });
+  }
   svg += legend.map((l, i) => `<text x="${W - R - 150}" y="${T + 14 + 16 * i}" fill="${l.colour}">● ${l.text}</text>`).join('');
   if (legend.length) svg += '\n';
   return `${svg}</svg>\n`;
