@@ -371,8 +371,9 @@ export function createApi(loadWasm, pathHint = (name) => `pass the model's bytes
 
   /** Turns a shrunk model back into plain float weights. */
   const expand = async (input, options) => (await run('expand', input, options)).model;
-  // A model's whole bytes from anything run() takes (a large Blob in a worker comes as a reader).
+  // A model's whole bytes from anything run() takes: a Blob as one read, not as the parts run() reads it in.
   const wholeBytes = async (input) => {
+    if (isBlob(input)) return new Uint8Array(await input.arrayBuffer());  // one array, not parts to join
     const prepared = await prepare(input, 'model', pathHint);
     return prepared.bytes ?? prepared.read(0, prepared.size);
   };
