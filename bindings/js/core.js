@@ -155,14 +155,6 @@ async function blobParts(blob) {
   return (await Promise.all(slices)).map((b) => new Uint8Array(b));
 }
 
-function bytesReader(bytes) {
-  return {
-    size: bytes.byteLength,
-    readInto: (offset, target) => target.set(bytes.subarray(offset, offset + target.byteLength)),
-    read: (offset, length) => bytes.subarray(offset, offset + length),
-  };
-}
-
 // A fetch Response's body as a Blob (which a browser may keep on disk: a large model is then read
 // in slices, as a dropped file is). A failed download is an error, not a model of an error page.
 async function responseBlob(response, what) {
