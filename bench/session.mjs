@@ -8,7 +8,12 @@
 // slower: which chains onnxruntime folds at load, node by node), and the original and the default
 // at each graph optimization level.
 //
-//   node bench/session.mjs [--runs N] [--models det,silero,conv,matmul] [--forms]   prints a Markdown table
+// With --first, also the first session in a new process (bench/session_first.mjs, one process a
+// run): what a program that loads its model once at start-up waits for, onnxruntime's set-up and
+// the engine's compile and first, baseline-tier expand() included. Compared with the original's
+// first session in a new process.
+//
+//   node bench/session.mjs [--runs N] [--models det,silero,conv,matmul] [--forms] [--first]   prints a Markdown table
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -100,8 +105,15 @@ async function expandThenCreate(shrunkBytes) {
   return { expand: expandSeconds, create: await createSeconds(plain) };
 }
 
+// Seconds of one session in a new process: `way` 'create' (the bytes as they are) or 'expand'.
+function firstSessionSeconds(file, way) {
+  const p = spawnSync(process.execPath, [path.join(root, 'bench', 'session_first.mjs'), file, way], { encoding: 'utf8' });
+  if (p.status !== 0) throw new Error(`session_first.mjs ${file} ${way}: ${p.stderr}`);
+  return JSON.parse(p.stdout).seconds;
+}
+
 /** Rows { model, variant, level, bytes, brotli, create, expand?, total?, census } of medians over `runs`. */
-export async function sessionTimes({ dir, runs = 5, models = ['det', 'silero', 'conv'], forms = false, log = () => {} }) {
+export async function sessionTimes({ dir, runs = 5, models = ['det', 'silero', 'conv'], forms = false, first = false, log = () => {} }) {
   mkdirSync(dir, { recursive: true });
   await createSeconds(readFileSync(SESSION_MODELS.silero[1](dir)));  // the first session in a process pays for set-up
   await expand(readFileSync(shrunkFile(dir, 'warm', SESSION_MODELS.silero[1](dir), 'default', [], log)));
@@ -130,13 +142,24 @@ export async function sessionTimes({ dir, runs = 5, models = ['det', 'silero', '
     // The forms change the bytes: brotli at quality 9 (quality 11 takes minutes on the 150 MB model's files here).
     const brotli = new Map([...new Set(cases.map((c) => c.file))].map((f) => [f, brotliSize(readFileSync(f))]));
     const expanded = { variant: 'default, openForRuntime(): expand() in Node, then create', bytes: readFileSync(defaultFile), expand: [], create: [] };
-    for (const c of cases) c.times = [];
+    const firsts = first ? [
+      { variant: 'original, the first session in a new process', file: original, way: 'create' },
+      { variant: 'default, the first session in a new process', file: defaultFile, way: 'create' },
+      { variant: 'default, expand() then create, the first session in a new process', file: defaultFile, way: 'expand' },
+    ] : [];
+    for (const c of [...cases, ...firsts]) c.times = [];
     for (let run = 0; run < runs; run++) {
       log(`${name}: run ${run + 1} of ${runs}`);
       for (const c of cases) c.times.push(await createSeconds(c.bytes, c.level));
       const e = await expandThenCreate(expanded.bytes);
       expanded.expand.push(e.expand);
       expanded.create.push(e.create);
+    }
+    // After the runs above, not between them: a burst of new processes left the next session in
+    // this one (the original's) 25-170 % slower (det, silero, the conv stack).
+    for (let run = 0; run < runs && firsts.length; run++) {
+      log(`${name}: first sessions in new processes, run ${run + 1} of ${runs}`);
+      for (const c of firsts) c.times.push(firstSessionSeconds(c.file, c.way));
     }
     for (const c of cases) {
       rows.push({ model: name, variant: c.variant + (c.same === undefined ? '' : c.same ? ' (outputs identical)' : ' (OUTPUTS DIFFER)'),
@@ -145,6 +168,9 @@ export async function sessionTimes({ dir, runs = 5, models = ['det', 'silero', '
     rows.push({ model: name, variant: expanded.variant, level: 'all', bytes: expanded.bytes.byteLength, brotli: brotli.get(defaultFile),
                 expand: median(expanded.expand),
                 create: median(expanded.create), total: median(expanded.expand.map((x, i) => x + expanded.create[i])) });
+    for (const c of firsts) {
+      rows.push({ model: name, variant: c.variant, level: 'first', bytes: readFileSync(c.file).byteLength, brotli: brotli.get(c.file), create: median(c.times) });
+    }
   }
   return rows;
 }
@@ -170,7 +196,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const started = Date.now();
   const rows = await sessionTimes({
     dir: path.join(root, 'bench', 'out', 'session'), runs: Number(option('--runs', 5)), models: option('--models', 'det,silero,conv').split(','),
-    forms: process.argv.includes('--forms'), log: (m) => console.error(`[${((Date.now() - started) / 1000).toFixed(0)} s] ${m}`),
+    forms: process.argv.includes('--forms'), first: process.argv.includes('--first'), log: (m) => console.error(`[${((Date.now() - started) / 1000).toFixed(0)} s] ${m}`),
   });
   console.log(sessionTable(rows));
 }

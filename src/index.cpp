@@ -179,7 +179,7 @@ class Walker {
   void graph(const Field& outer, int32_t c, int32_t parent_node, std::string path, int depth) {
     if (depth > kMaxGraphDepth) trail_.fail(ErrorCode::Unsupported, "subgraphs nested more than 32 deep", outer.begin);
     const int32_t g = add_graph(parent_node, path, c, outer.end, depth);
-    TrailStep step(trail_, "graph '" + path + "'");
+    TrailStep step(trail_, "graph", &path);
     FieldReader r(window_, trail_, outer.data, outer.end);
     Field f;
     bool first_node = true;
@@ -226,7 +226,7 @@ class Walker {
     n.position = position;
     std::vector<Field> attributes;
     {
-      TrailStep step(trail_, "node #" + std::to_string(position));
+      TrailStep step(trail_, "node", nullptr, position);
       FieldReader r(window_, trail_, outer.data, outer.end);
       Field f;
       while (r.next(f)) {
@@ -263,7 +263,7 @@ class Walker {
     }
     // Attributes are read after the node's other fields: their meaning depends on op_type, which
     // a writer may have put after them.
-    TrailStep step(trail_, "node '" + (n.name.empty() ? "#" + std::to_string(position) : n.name) + "' (" + n.op_type + ")");
+    TrailStep step(trail_, "node", n.name.empty() ? nullptr : &n.name, position, &n.op_type);
     for (const Field& a : attributes) attribute(a, container(a, c), n, id, graph_path, depth);
     // A Constant whose value is shrunk is replaced whole; graphs inside it (no valid Constant has
     // any, but a file may) hold tensors of their own that would be edited inside that range.
@@ -321,10 +321,13 @@ class Walker {
       }
     }
     if (!at.ints_complete) at.ints.clear();
-    const std::string name = at.name;
-    TrailStep step(trail_, "attribute '" + name + "'");
-    if (at.has_string && string_field.value <= Attribute::kMaxString) at.s = r.string(string_field, Attribute::kMaxString);
+    // Kept in the node first: its name then names the step (n's attributes do not change until
+    // the node's next attribute).
     n.attributes.push_back(std::move(at));
+    Attribute& kept = n.attributes.back();
+    const std::string& name = kept.name;
+    TrailStep step(trail_, "attribute", &name);
+    if (kept.has_string && string_field.value <= Attribute::kMaxString) kept.s = r.string(string_field, Attribute::kMaxString);
     if (has_tensor && name == "value" && n.op_type == "Constant" && n.domain.empty()) {
       const int32_t t = tensor(tensor_field, container(tensor_field, c), "tensor");
       index_.tensors[t].graph = n.graph;

@@ -203,14 +203,19 @@ export declare function inspect(input: Input | PromiseLike<Input>, options?: Shr
 export declare function expand(input: Input | PromiseLike<Input>, options?: Pick<ShrinkOptions, 'external' | 'onProgress' | 'signal' | 'onReport'>): Promise<Uint8Array>;
 /** openForRuntime()'s options: expand()'s, and the session's. */
 export interface OpenForRuntimeOptions extends Pick<ShrinkOptions, 'external' | 'onProgress' | 'signal' | 'onReport'> {
-  /** Expand to plain float weights before onnxruntime loads the model (default true: measured faster). */
+  /**
+   * Expand to plain float weights before onnxruntime loads the model. Default: true, except with
+   * onnxruntime-node (`ort.env.versions.node`), which gets the shrunk bytes as they are: the path
+   * measured faster for each runtime's first session (README, "Load a shrunk model").
+   */
   expand?: boolean;
   /** Passed to `ort.InferenceSession.create`. */
   sessionOptions?: unknown;
 }
 /**
- * An onnxruntime session (onnxruntime-web or -node: pass its module as `ort`) on a shrunk model,
- * expanded to plain float weights first: `await openForRuntime(ort, fetch('model.shrunk.onnx'))`.
+ * An onnxruntime session (onnxruntime-web or -node: pass its module as `ort`) on a shrunk model:
+ * `await openForRuntime(ort, fetch('model.shrunk.onnx'))`. With onnxruntime-web the model is
+ * expanded to plain float weights first; onnxruntime-node gets the shrunk bytes (see `expand`).
  */
 export declare function openForRuntime<Session = unknown>(
   ort: { InferenceSession: { create(bytes: Uint8Array, options?: any): Promise<Session> } },

@@ -35,9 +35,16 @@ std::string Window::string(uint64_t offset, size_t length) {
 
 std::string Trail::describe() const {
   std::string out;
-  for (const std::string& step : steps_) {
+  for (const Step& step : steps_) {
     if (!out.empty()) out += " > ";
-    out += step;
+    if (!step.what) {
+      out += step.text;
+      continue;
+    }
+    out += step.what;
+    if (step.name) out += " '" + *step.name + "'";
+    else out += " #" + std::to_string(step.number);
+    if (step.detail) out += " (" + *step.detail + ")";
   }
   return out;
 }

@@ -111,6 +111,24 @@ TEST(Wire, TrailNamesWhereAnErrorHappened) {
   }
 }
 
+TEST(Wire, TrailStepsMadeOfPartsAreWrittenOutOnlyOnError) {
+  Trail trail;
+  const std::string graph = "main", op = "Conv", attribute = "pads";
+  std::string node = "Conv_0";
+  trail.push("graph", &graph);
+  trail.push("node", &node, 3, &op);
+  trail.push("node", nullptr, 7, &op);
+  trail.push("attribute", &attribute);
+  node = "renamed";  // the parts are read when the error is reported
+  try {
+    trail.fail(ErrorCode::Malformed, "bad thing", 42);
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "bad thing (at byte 42, in graph 'main' > node 'renamed' (Conv) > node #7 (Conv) > attribute 'pads')");
+  }
+}
+
 TEST(Wire, PackedVarintsAcrossChunks) {
   // Over a megabyte of packed varints, so that decoding crosses chunk boundaries.
   std::string payload;

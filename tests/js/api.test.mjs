@@ -317,5 +317,23 @@ test('openForRuntime: a session on the expanded model (or, with expand: false, o
   await assert.rejects(openForRuntime({}, model), (e) => e.code === 'BAD_OPTION' && /onnxruntime as its first argument/.test(e.message));
   await assert.rejects(openForRuntime(ort, model, { expand: 'yes' }), (e) => e.code === 'BAD_OPTION' && /'expand' should be a boolean/.test(e.message));
   await assert.rejects(openForRuntime(ort, new Response('', { status: 404 }), { expand: false }), (e) => e.code === 'IO' && /HTTP 404/.test(e.message));
-  await assert.rejects(openForRuntime(ort, new Uint8Array([1, 2, 3])), (e) => e instanceof OnnxShrinkError && e.code !== 'INTERNAL');
+  await assert.rejects(openForRuntime(ort, new Uint8Array([1, 2, 3]), { expand: true }), (e) => e instanceof OnnxShrinkError && e.code !== 'INTERNAL');
+  const cancelled = new AbortController();
+  cancelled.abort();
+  await assert.rejects(openForRuntime(ort, model, { expand: false, signal: cancelled.signal }), (e) => e.code === 'CANCELLED');
+});
+
+test('openForRuntime: by default, onnxruntime-node gets the shrunk bytes as they are, any other runtime the expanded ones', async () => {
+  const { openForRuntime } = await import('../../bindings/js/index.node.js');
+  const { model } = await shrink(silero);
+  const plain = await expand(model);
+  // A runtime that records what it is given (its env as onnxruntime-common 1.30 sets it).
+  const runtime = (versions) => ({ env: { versions }, InferenceSession: { create: async (bytes) => bytes } });
+  const node = runtime({ common: '1.30.0', node: '1.30.0' }), web = runtime({ common: '1.30.0', web: '1.30.0' });
+  assert.deepEqual(await openForRuntime(node, model), model);
+  assert.deepEqual(await openForRuntime(web, model), plain);
+  assert.deepEqual(await openForRuntime(runtime(undefined), model), plain);  // an older runtime: expanded, as before
+  assert.deepEqual(await openForRuntime(node, model, { expand: true }), plain);
+  assert.deepEqual(await openForRuntime(web, model, { expand: false }), model);
+  assert.notEqual(model.byteLength, plain.byteLength);
 });
