@@ -205,8 +205,9 @@ export declare function expand(input: Input | PromiseLike<Input>, options?: Pick
 export interface OpenForRuntimeOptions extends Pick<ShrinkOptions, 'external' | 'onProgress' | 'signal' | 'onReport'> {
   /**
    * Expand to plain float weights before onnxruntime loads the model. Default: true, except with
-   * onnxruntime-node (`ort.env.versions.node`), which gets the shrunk bytes as they are: the path
-   * measured faster for each runtime's first session (README, "Load a shrunk model").
+   * onnxruntime-node (`ort.env.versions.node`) for a file under 16 MB whose size is known up front
+   * (bytes, a Blob, a reader, a Response with Content-Length), which gets the shrunk bytes as they
+   * are: the path measured faster for a first session (README, "Load a shrunk model").
    */
   expand?: boolean;
   /** Passed to `ort.InferenceSession.create`. */
@@ -215,7 +216,7 @@ export interface OpenForRuntimeOptions extends Pick<ShrinkOptions, 'external' | 
 /**
  * An onnxruntime session (onnxruntime-web or -node: pass its module as `ort`) on a shrunk model:
  * `await openForRuntime(ort, fetch('model.shrunk.onnx'))`. With onnxruntime-web the model is
- * expanded to plain float weights first; onnxruntime-node gets the shrunk bytes (see `expand`).
+ * expanded to plain float weights first; onnxruntime-node gets a small file as it is (see `expand`).
  */
 export declare function openForRuntime<Session = unknown>(
   ort: { InferenceSession: { create(bytes: Uint8Array, options?: any): Promise<Session> } },

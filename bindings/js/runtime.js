@@ -2,19 +2,38 @@
 //
 // A shrunk model can go to onnxruntime as it is (onnxruntime folds its dequantization chains at
 // load, node by node), or be expanded back to plain float weights first and handed over then.
-// Which is faster depends on the runtime (BENCHMARKS.md, "Session creation" and "Time until ready"):
+// Which is faster depends on the runtime and the model's size (BENCHMARKS.md, "Session creation"
+// and "Time until ready"):
 // - onnxruntime-web folds slowly: expanding first is faster on every model measured in Chromium.
 // - onnxruntime-node folds in native code. For the first session in a new process (a program
-//   that loads its model once) handing the bytes over is faster on both corpus models and the
-//   150 MB conv stack: expand() pays for the engine's compile and runs in V8's baseline tier on
-//   its first calls. Only once the engine is warm does expanding first win (PP-OCR det, the
-//   150 MB models).
-// So the default is to expand unless `ort` is onnxruntime-node (`ort.env.versions.node`); the
-// option `expand` says it outright. The expanded bytes are dropped once the session holds its
-// weights. `ort` is the caller's: this package depends on neither runtime.
+//   that loads its model once), handing the bytes over is faster on files up to 10.5 MB (PP-OCR
+//   det 1.7 MB, silero 0.8 MB, a generated conv stack 10.5 MB): expand() pays for the engine's
+//   compile and its first call. From 24.8 MB (a transformer stack; the 150 MB conv stack's 39 MB)
+//   expanding first is faster: onnxruntime's fold grows with the weights.
+// So the default is to expand, except with onnxruntime-node (`ort.env.versions.node`) for an input
+// whose size is known up front and under NODE_EXPAND_FROM bytes. The option `expand` says it
+// outright. The expanded bytes are dropped once the session holds its weights. `ort` is the
+// caller's: this package depends on neither runtime.
+const NODE_EXPAND_FROM = 16e6;  // between the two sizes measured on either side
 
 // Whether `ort` is onnxruntime-node (its env names its versions, as onnxruntime-common >= 1.17 does).
 const isNodeRuntime = (ort) => typeof ort?.env?.versions?.node === 'string';
+
+// The input's size in bytes when known without reading it (bytes, a Blob, a reader, a Response
+// with Content-Length), else undefined.
+function knownSize(input) {
+  if (input instanceof ArrayBuffer || ArrayBuffer.isView(input)) return input.byteLength;
+  if (typeof input?.size === 'number') return input.size;
+  const length = Number(input?.headers?.get?.('content-length'));
+  return length > 0 ? length : undefined;
+}
+
+// The path measured faster for this runtime and input: true to expand first.
+function expandFirstFor(ort, input) {
+  if (!isNodeRuntime(ort)) return true;
+  const size = knownSize(input);
+  return size === undefined || size >= NODE_EXPAND_FROM;
+}
 
 // `expand`: the package's expand(); `wholeBytes(input)`: the bytes of anything expand() takes
 // (core.js), for the path that hands them over unexpanded. Resolves to the session, as
@@ -22,7 +41,12 @@ const isNodeRuntime = (ort) => typeof ort?.env?.versions?.node === 'string';
 export function makeOpenForRuntime(expand, wholeBytes, OnnxShrinkError) {
   return async function openForRuntime(ort, input, options = {}) {
     if (!ort?.InferenceSession?.create) throw new OnnxShrinkError('openForRuntime needs onnxruntime as its first argument (import * as ort from \'onnxruntime-web\')', 'BAD_OPTION');
-    const { sessionOptions, expand: expandFirst = !isNodeRuntime(ort), ...expandOptions } = options ?? {};
+    try {
+      if (input != null && typeof input.then === 'function') input = await input;  // openForRuntime(ort, fetch(url))
+    } catch (e) {
+      throw e instanceof OnnxShrinkError ? e : new OnnxShrinkError(e.message, 'IO');
+    }
+    const { sessionOptions, expand: expandFirst = expandFirstFor(ort, input), ...expandOptions } = options ?? {};
     if (typeof expandFirst !== 'boolean') throw new OnnxShrinkError(`option 'expand' should be a boolean, not ${typeof expandFirst}`, 'BAD_OPTION');
     let bytes;
     try {

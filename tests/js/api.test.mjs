@@ -323,7 +323,7 @@ test('openForRuntime: a session on the expanded model (or, with expand: false, o
   await assert.rejects(openForRuntime(ort, model, { expand: false, signal: cancelled.signal }), (e) => e.code === 'CANCELLED');
 });
 
-test('openForRuntime: by default, onnxruntime-node gets the shrunk bytes as they are, any other runtime the expanded ones', async () => {
+test('openForRuntime: by default, onnxruntime-node gets a shrunk file under 16 MB as it is, any other runtime or size the expanded one', async () => {
   const { openForRuntime } = await import('../../bindings/js/index.node.js');
   const { model } = await shrink(silero);
   const plain = await expand(model);
@@ -334,6 +334,14 @@ test('openForRuntime: by default, onnxruntime-node gets the shrunk bytes as they
   assert.deepEqual(await openForRuntime(web, model), plain);
   assert.deepEqual(await openForRuntime(runtime(undefined), model), plain);  // an older runtime: expanded, as before
   assert.deepEqual(await openForRuntime(node, model, { expand: true }), plain);
+  // The size as the input tells it before it is read: a Response's Content-Length, a reader's size.
+  const response = (length) => new Response(model, { headers: length ? { 'content-length': String(length) } : {} });
+  assert.deepEqual(await openForRuntime(node, response(16e6)), plain);
+  assert.deepEqual(await openForRuntime(node, Promise.resolve(response(model.byteLength))), model);
+  assert.deepEqual(await openForRuntime(node, response(0)), plain);  // size unknown: expanded
+  const reader = (size) => ({ size, read: (offset, length) => model.subarray(offset, offset + length) });
+  assert.deepEqual(await openForRuntime(node, reader(model.byteLength)), model);
+  await assert.rejects(openForRuntime(node, Promise.reject(new Error('offline'))), (e) => e.code === 'IO' && /offline/.test(e.message));
   assert.deepEqual(await openForRuntime(web, model, { expand: false }), model);
   assert.notEqual(model.byteLength, plain.byteLength);
 });
