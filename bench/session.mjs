@@ -10,7 +10,7 @@
 //
 // With --first, also the first session in a new process (bench/session_first.mjs, one process a
 // run): what a program that loads its model once at start-up waits for, onnxruntime's set-up and
-// the engine's compile and first, baseline-tier expand() included. Compared with the original's
+// the engine's compile and first expand() call included. Compared with the original's
 // first session in a new process.
 //
 //   node bench/session.mjs [--runs N] [--models det,silero,conv,matmul] [--forms] [--first]   prints a Markdown table

@@ -1,6 +1,7 @@
 // One session in a new Node process, as a program that loads its model once at start-up sees it:
-// onnxruntime's own set-up, and for `open`, the engine's compile and a first expand() call (the
-// module still in its baseline tier), are in the time. Used by bench/session.mjs (--first).
+// onnxruntime's own set-up, and for `expand`, the engine's compile and a first expand() call (while
+// V8 is still compiling the optimized code of its hot functions), are in the time. Used by
+// bench/session.mjs (--first).
 //   node bench/session_first.mjs MODEL.onnx create|expand [--threads N]   prints JSON { seconds }
 // (--threads: onnxruntime's intra-op threads, 1 unless given; 0 is onnxruntime's default, one a core.)
 import { readFileSync } from 'node:fs';
