@@ -206,8 +206,9 @@ export interface OpenForRuntimeOptions extends Pick<ShrinkOptions, 'external' | 
   /**
    * Expand to plain float weights before onnxruntime loads the model. Default: true, except with
    * onnxruntime-node (`ort.env.versions.node`) for a file under 16 MB whose size is known up front
-   * (bytes, a Blob, a reader, a Response with Content-Length), which gets the shrunk bytes as they
-   * are: the path measured faster for a first session (README, "Load a shrunk model").
+   * (bytes, a Blob, a reader, a Response with Content-Length) and no `external` data given, which
+   * gets the shrunk bytes as they are: the path measured faster for a first session (README, "Load
+   * a shrunk model").
    */
   expand?: boolean;
   /** Passed to `ort.InferenceSession.create`. */

@@ -11,7 +11,7 @@
 //   compile and its first call. From 24.8 MB (a transformer stack; the 150 MB conv stack's 39 MB)
 //   expanding first is faster: onnxruntime's fold grows with the weights.
 // So the default is to expand, except with onnxruntime-node (`ort.env.versions.node`) for an input
-// whose size is known up front and under NODE_EXPAND_FROM bytes. The option `expand` says it
+// whose size is known up front and under NODE_EXPAND_FROM bytes, and no external data given. The option `expand` says it
 // outright. The expanded bytes are dropped once the session holds its weights. `ort` is the
 // caller's: this package depends on neither runtime.
 const NODE_EXPAND_FROM = 16e6;  // between the two sizes measured on either side
@@ -28,9 +28,10 @@ function knownSize(input) {
   return length > 0 ? length : undefined;
 }
 
-// The path measured faster for this runtime and input: true to expand first.
-function expandFirstFor(ort, input) {
-  if (!isNodeRuntime(ort)) return true;
+// The path measured faster for this runtime and input: true to expand first. A model whose
+// external data is given is always expanded: that is how the data gets into one model.
+function expandFirstFor(ort, input, options) {
+  if (!isNodeRuntime(ort) || options?.external != null) return true;
   const size = knownSize(input);
   return size === undefined || size >= NODE_EXPAND_FROM;
 }
@@ -46,7 +47,7 @@ export function makeOpenForRuntime(expand, wholeBytes, OnnxShrinkError) {
     } catch (e) {
       throw e instanceof OnnxShrinkError ? e : new OnnxShrinkError(e.message, 'IO');
     }
-    const { sessionOptions, expand: expandFirst = expandFirstFor(ort, input), ...expandOptions } = options ?? {};
+    const { sessionOptions, expand: expandFirst = expandFirstFor(ort, input, options), ...expandOptions } = options ?? {};
     if (typeof expandFirst !== 'boolean') throw new OnnxShrinkError(`option 'expand' should be a boolean, not ${typeof expandFirst}`, 'BAD_OPTION');
     let bytes;
     try {

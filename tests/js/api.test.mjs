@@ -323,7 +323,7 @@ test('openForRuntime: a session on the expanded model (or, with expand: false, o
   await assert.rejects(openForRuntime(ort, model, { expand: false, signal: cancelled.signal }), (e) => e.code === 'CANCELLED');
 });
 
-test('openForRuntime: by default, onnxruntime-node gets a shrunk file under 16 MB as it is, any other runtime or size the expanded one', async () => {
+test('openForRuntime: by default, onnxruntime-node gets a shrunk file under 16 MB as it is (no external data given), any other runtime or size the expanded one', async () => {
   const { openForRuntime } = await import('../../bindings/js/index.node.js');
   const { model } = await shrink(silero);
   const plain = await expand(model);
@@ -341,6 +341,8 @@ test('openForRuntime: by default, onnxruntime-node gets a shrunk file under 16 M
   assert.deepEqual(await openForRuntime(node, response(0)), plain);  // size unknown: expanded
   const reader = (size) => ({ size, read: (offset, length) => model.subarray(offset, offset + length) });
   assert.deepEqual(await openForRuntime(node, reader(model.byteLength)), model);
+  // External data given: expanded, which is how the data gets into the one model handed over.
+  assert.deepEqual(await openForRuntime(node, model, { external: {} }), plain);
   await assert.rejects(openForRuntime(node, Promise.reject(new Error('offline'))), (e) => e.code === 'IO' && /offline/.test(e.message));
   assert.deepEqual(await openForRuntime(web, model, { expand: false }), model);
   assert.notEqual(model.byteLength, plain.byteLength);
