@@ -354,9 +354,9 @@ class ExpandPlanner {
   TensorData& data_;
   Expander& expander_;
   const Scope scope_;
-  std::map<std::string, int32_t> constants_;
-  std::map<std::string, int32_t> producers_;  // graph/name -> the node that outputs it
-  std::set<std::string> graph_outputs_;
+  std::map<std::string, int32_t, NameOrder> constants_;
+  std::map<std::string, int32_t, NameOrder> producers_;  // graph/name -> the node that outputs it
+  std::set<std::string, NameOrder> graph_outputs_;
   std::set<int32_t> taken_, removed_, kept_;
   std::set<uint64_t> removed_fields_;
 };

@@ -2,6 +2,7 @@
 #include <set>
 
 #include "index.h"
+#include "name_order.h"
 #include "proto/onnx_fields.h"
 
 namespace onnx_shrink {
@@ -22,7 +23,7 @@ bool ModelIndex::has_external_data() const {
 
 uint64_t ModelIndex::external_bytes() const {
   uint64_t total = 0;
-  std::set<std::string> seen;  // tensors that share bytes count once
+  std::set<std::string, NameOrder> seen;  // tensors that share bytes count once
   for (const TensorInfo& t : tensors) {
     if (t.kind == DataKind::External && seen.insert(t.location + "@" + std::to_string(t.data.begin)).second) {
       total += (t.elements * uint64_t(onnx::element_bits(t.data_type)) + 7) / 8;

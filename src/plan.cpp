@@ -4,6 +4,7 @@
 #include <set>
 
 #include "code_format.h"
+#include "name_order.h"
 #include "option_words.h"
 #include "plan/bit_allocation.h"
 #include "plan/emit.h"
@@ -24,7 +25,7 @@ void describe_model(const ModelIndex& index, const Options& options, Report& r) 
   for (const OpsetImport& o : index.opsets) r.opsets.emplace_back(o.domain, o.version);
   r.producer = index.producer;
   const GraphInfo& main = index.graphs[0];
-  std::set<std::string> initializer_names;
+  std::set<std::string, NameOrder> initializer_names;
   for (int32_t t : main.initializers) initializer_names.insert(index.tensors[t].name);
   for (const ValueField& v : main.inputs) {
     if (!initializer_names.count(v.info.name)) r.inputs.push_back(v.info);

@@ -8,6 +8,7 @@
 
 #include "byte_buffer.h"
 #include "index.h"
+#include "name_order.h"
 
 namespace onnx_shrink {
 
@@ -37,7 +38,7 @@ class TensorData {
 
   proto::Window& model_;
   ExternalResolver* resolver_;
-  std::map<std::string, const Source*> externals_;
+  std::map<std::string, const Source*, NameOrder> externals_;
   ByteBuffer stored_, converted_;
 };
 

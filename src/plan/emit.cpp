@@ -394,8 +394,8 @@ class Emitter {
   const Options& options_;
   const bool external_;
   Plan& plan_;
-  std::set<std::string> names_;
-  std::map<std::string, int32_t> suffix_;  // unique(): the last suffix tried for a base
+  std::set<std::string, NameOrder> names_;
+  std::map<std::string, int32_t, NameOrder> suffix_;  // unique(): the last suffix tried for a base
   std::set<int32_t> perm_added_;          // Transpose nodes given an explicit perm
   struct Digits {
     int32_t key;  // graph, form (Constant nodes or initializers) and bits

@@ -23,7 +23,7 @@ Scope::Scope(const ModelIndex& index) : index_(index) {
       end = std::max(end, subtree_end_[g]);
     }
   }
-  std::set<std::string> defined;
+  std::set<std::string, NameOrder> defined;
   for (const TensorInfo& t : index.tensors) {
     if (!defined.insert(key(t)).second) defined_twice_.insert(key(t));
   }

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "index.h"
+#include "name_order.h"
 
 namespace onnx_shrink {
 
@@ -46,10 +47,10 @@ class Scope {
   static std::string key(const TensorInfo& t) { return t.name + '\n' + std::to_string(t.graph); }
 
   const ModelIndex& index_;
-  std::map<std::string, std::vector<Consumer>> readers_;
-  std::map<std::string, int32_t> functions_;  // "domain\nname" -> its graph (the first wins)
+  std::map<std::string, std::vector<Consumer>, NameOrder> readers_;
+  std::map<std::string, int32_t, NameOrder> functions_;  // "domain\nname" -> its graph (the first wins)
   std::vector<int32_t> subtree_end_;          // graph -> one past its last nested subgraph
-  std::set<std::string> defined_twice_;       // "name\ngraph" of tensors whose name is given twice
+  std::set<std::string, NameOrder> defined_twice_;  // "name\ngraph" of tensors whose name is given twice
 };
 
 }  // namespace onnx_shrink
