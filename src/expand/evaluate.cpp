@@ -370,14 +370,20 @@ bool Expander::low_bits_stage(const Chain& c, size_t k, const std::vector<int64_
   return true;
 }
 
+// (Through plain pointers: this file is built for size in WebAssembly, where the vector's own
+// operator[] stays a call per value.)
 void Expander::lookup(float* v, size_t n, const Array& table) {
-  for (size_t j = 0; j < n; ++j) v[j] = table.values[static_cast<size_t>(v[j] < 0 ? v[j] + static_cast<float>(table.values.size()) : v[j])];
+  const float* values = table.values.data();
+  const float size = static_cast<float>(table.values.size());
+  for (size_t j = 0; j < n; ++j) v[j] = values[static_cast<size_t>(v[j] < 0 ? v[j] + size : v[j])];
 }
 
 // Cast to float16 or bfloat16, and back.
 void Expander::round(float* v, size_t n, int32_t to) {
-  for (size_t j = 0; j < n; ++j) {
-    v[j] = to == onnx::kFloat16 ? kernels::half_to_float(kernels::float_to_half(v[j])) : kernels::bfloat_to_float(kernels::float_to_bfloat(v[j]));
+  if (to == onnx::kFloat16) {
+    for (size_t j = 0; j < n; ++j) v[j] = kernels::half_to_float(kernels::float_to_half(v[j]));
+  } else {
+    for (size_t j = 0; j < n; ++j) v[j] = kernels::bfloat_to_float(kernels::float_to_bfloat(v[j]));
   }
 }
 
