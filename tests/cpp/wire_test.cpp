@@ -1,10 +1,13 @@
-// The protobuf wire layer: fields, varints and the errors malformed bytes produce.
+// The protobuf wire layer: fields, varints and the errors malformed bytes produce; and the order
+// of the tables the index's names are looked up in (name_order.h).
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <map>
 #include <string>
 #include <vector>
 
+#include "name_order.h"
 #include "proto/wire.h"
 
 using onnx_shrink::CallbackSource;
@@ -174,4 +177,31 @@ TEST(Wire, WindowedReadsSeeTheSameBytes) {
   const uint8_t* big = window.at(10, 1 << 20);
   EXPECT_EQ(std::memcmp(big, data.data() + 10, 1 << 20), 0);
   EXPECT_LE(reads, 6);
+}
+
+TEST(NameOrder, ShorterFirstThenBytesAndEveryNameFoundInATable) {
+  const onnx_shrink::NameOrder less;
+  EXPECT_TRUE(less("zz", "aaa"));  // by length first, not alphabetically
+  EXPECT_FALSE(less("aaa", "zz"));
+  EXPECT_TRUE(less("abc", "abd"));
+  EXPECT_FALSE(less("abd", "abc"));
+  EXPECT_FALSE(less("abc", "abc"));
+  EXPECT_FALSE(less("", ""));
+  EXPECT_TRUE(less("", "a"));
+  // Names as exporters write them: long shared prefixes, lengths that repeat, bytes past 127.
+  std::map<std::string, int, onnx_shrink::NameOrder> table;
+  std::vector<std::string> names;
+  for (int i = 0; i < 3000; ++i) {
+    std::string name = "If_0_then_branch__Inline_0__/encoder/" + std::to_string(i % 97) + "/Conv_" + std::to_string(i);
+    if (i % 5 == 0) name += "\xc3\xa9";
+    names.push_back(name);
+    table[name] = i;
+  }
+  ASSERT_EQ(table.size(), names.size());
+  for (int i = 0; i < 3000; ++i) {
+    auto it = table.find(names[i]);
+    ASSERT_NE(it, table.end()) << names[i];
+    EXPECT_EQ(it->second, i);
+  }
+  EXPECT_EQ(table.count("If_0_then_branch__Inline_0__/encoder/1/Conv_2"), 0u);
 }
