@@ -24,6 +24,7 @@
 #include "encode.h"
 #include "expand/evaluate.h"
 #include "kernels/kernels.h"
+#include "name_order.h"
 #include "plan/scope.h"
 #include "proto/onnx_fields.h"
 #include "write.h"

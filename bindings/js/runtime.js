@@ -11,9 +11,9 @@
 //   compile and its first call. From 24.8 MB (a transformer stack; the 150 MB conv stack's 39 MB)
 //   expanding first is faster: onnxruntime's fold grows with the weights.
 // So the default is to expand, except with onnxruntime-node (`ort.env.versions.node`) for an input
-// whose size is known up front and under NODE_EXPAND_FROM bytes, and no external data given. The option `expand` says it
-// outright. The expanded bytes are dropped once the session holds its weights. `ort` is the
-// caller's: this package depends on neither runtime.
+// whose size is known up front and under NODE_EXPAND_FROM bytes, with no external data given. The
+// option `expand` says it outright. The expanded bytes are dropped once the session holds its
+// weights. `ort` is the caller's: this package depends on neither runtime.
 const NODE_EXPAND_FROM = 16e6;  // between the two sizes measured on either side
 
 // Whether `ort` is onnxruntime-node (its env names its versions, as onnxruntime-common >= 1.17 does).

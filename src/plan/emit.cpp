@@ -7,6 +7,7 @@
 #include <set>
 
 #include "code_format.h"
+#include "name_order.h"
 #include "plan/channel_axes.h"
 #include "proto/onnx_fields.h"
 
