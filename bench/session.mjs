@@ -15,7 +15,7 @@
 //
 //   node bench/session.mjs [--runs N] [--models det,silero,conv,matmul] [--forms] [--first]   prints a Markdown table
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { brotliCompressSync, constants } from 'node:zlib';
@@ -169,7 +169,7 @@ export async function sessionTimes({ dir, runs = 5, models = ['det', 'silero', '
                 expand: median(expanded.expand),
                 create: median(expanded.create), total: median(expanded.expand.map((x, i) => x + expanded.create[i])) });
     for (const c of firsts) {
-      rows.push({ model: name, variant: c.variant, level: 'first', bytes: readFileSync(c.file).byteLength, brotli: brotli.get(c.file), create: median(c.times) });
+      rows.push({ model: name, variant: c.variant, level: 'first', bytes: statSync(c.file).size, brotli: brotli.get(c.file), create: median(c.times) });
     }
   }
   return rows;

@@ -87,6 +87,16 @@ function asBytes(input) {
   return null;
 }
 
+// The size in bytes of an input prepare() takes, when known without reading it (bytes, a Blob, a
+// reader, a Response with Content-Length; `Response` itself is not named, see prepare), else undefined.
+function knownSize(input) {
+  const bytes = asBytes(input);
+  if (bytes) return bytes.byteLength;
+  if (typeof input?.size === 'number') return input.size;  // a Blob, a reader
+  const length = Number(input?.headers?.get?.('content-length'));
+  return length > 0 ? length : undefined;
+}
+
 // A Blob read synchronously (in a Web Worker) through a window of WINDOW bytes: the engine reads
 // tensor by tensor, front to back, and each FileReaderSync call costs far more than its bytes
 // (measured in Chromium: 4 MB slices read at a third of the speed of 32 MB ones).
@@ -379,7 +389,7 @@ export function createApi(loadWasm, pathHint = (name) => `pass the model's bytes
     inspect: async (input, options) => (await run('inspect', input, options)).report,
     expand,
     /** An onnxruntime session on a shrunk model, by the path faster for that runtime (see runtime.js). */
-    openForRuntime: makeOpenForRuntime(expand, wholeBytes, OnnxShrinkError),
+    openForRuntime: makeOpenForRuntime(expand, wholeBytes, knownSize, OnnxShrinkError),
     /** The engine's version. */
     version: async () => (await engine()).version(),
     /** Bytes of WebAssembly memory the engine has grown to (it never shrinks): its peak use. */

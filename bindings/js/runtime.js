@@ -19,27 +19,18 @@ const NODE_EXPAND_FROM = 16e6;  // between the two sizes measured on either side
 // Whether `ort` is onnxruntime-node (its env names its versions, as onnxruntime-common >= 1.17 does).
 const isNodeRuntime = (ort) => typeof ort?.env?.versions?.node === 'string';
 
-// The input's size in bytes when known without reading it (bytes, a Blob, a reader, a Response
-// with Content-Length), else undefined.
-function knownSize(input) {
-  if (input instanceof ArrayBuffer || ArrayBuffer.isView(input)) return input.byteLength;
-  if (typeof input?.size === 'number') return input.size;
-  const length = Number(input?.headers?.get?.('content-length'));
-  return length > 0 ? length : undefined;
-}
-
 // The path measured faster for this runtime and input: true to expand first. A model whose
 // external data is given is always expanded: that is how the data gets into one model.
-function expandFirstFor(ort, input, options) {
+function expandFirstFor(ort, input, options, knownSize) {
   if (!isNodeRuntime(ort) || options?.external != null) return true;
   const size = knownSize(input);
   return size === undefined || size >= NODE_EXPAND_FROM;
 }
 
 // `expand`: the package's expand(); `wholeBytes(input)`: the bytes of anything expand() takes
-// (core.js), for the path that hands them over unexpanded. Resolves to the session, as
-// ort.InferenceSession.create does.
-export function makeOpenForRuntime(expand, wholeBytes, OnnxShrinkError) {
+// (core.js), for the path that hands them over unexpanded; `knownSize(input)`: its size when known
+// without reading it (core.js). Resolves to the session, as ort.InferenceSession.create does.
+export function makeOpenForRuntime(expand, wholeBytes, knownSize, OnnxShrinkError) {
   return async function openForRuntime(ort, input, options = {}) {
     if (!ort?.InferenceSession?.create) throw new OnnxShrinkError('openForRuntime needs onnxruntime as its first argument (import * as ort from \'onnxruntime-web\')', 'BAD_OPTION');
     try {
@@ -47,7 +38,7 @@ export function makeOpenForRuntime(expand, wholeBytes, OnnxShrinkError) {
     } catch (e) {
       throw e instanceof OnnxShrinkError ? e : new OnnxShrinkError(e.message, 'IO');
     }
-    const { sessionOptions, expand: expandFirst = expandFirstFor(ort, input, options), ...expandOptions } = options ?? {};
+    const { sessionOptions, expand: expandFirst = expandFirstFor(ort, input, options, knownSize), ...expandOptions } = options ?? {};
     if (typeof expandFirst !== 'boolean') throw new OnnxShrinkError(`option 'expand' should be a boolean, not ${typeof expandFirst}`, 'BAD_OPTION');
     let bytes;
     try {
