@@ -180,6 +180,13 @@ async function responseBlob(response, what) {
   }
 }
 
+// A { size, read(offset, length) } reader (fileSource() in Node, or the caller's own).
+const isReader = (input) => typeof input.size === 'number' && typeof input.read === 'function';
+function reader(input, what) {
+  if (!Number.isSafeInteger(input.size) || input.size < 0) throw badOption(`the ${what}'s reader has size ${input.size}: it should be a whole number of bytes, below 2^53`);
+  return { size: input.size, read: input.read.bind(input), readInto: input.readInto?.bind(input) };
+}
+
 // What an `external` function gives, for the engine that waits on it: bytes, a reader, or a
 // Blob where it can be read synchronously (a Web Worker).
 function syncSource(given, what, pathHint) {
@@ -187,9 +194,7 @@ function syncSource(given, what, pathHint) {
   const bytes = asBytes(given);
   if (bytes) return { bytes };
   if (isBlob(given) && typeof FileReaderSync !== 'undefined') return blobReader(given);
-  if (typeof given.size === 'number' && typeof given.read === 'function') {
-    return { size: given.size, read: given.read.bind(given), readInto: given.readInto?.bind(given) };
-  }
+  if (isReader(given)) return reader(given, what);
   if (typeof given.then === 'function') {
     throw badOption(`the ${what} came as a promise: an external function must answer at once; pass external as { name: data } instead`);
   }
@@ -211,10 +216,11 @@ async function prepare(input, what, pathHint) {
   if (input != null && typeof input.then === 'function') input = await input;  // shrink(fetch(url))
   if (input == null) throw badOption(`no ${what} given`);
   if (typeof input === 'string') throw notAName(input, what, pathHint);
-  // Bytes before the Response check: Node 20 loads its fetch (undici) when `Response` is first
-  // named, 33 ms on this machine, which a first call given bytes would otherwise pay.
+  // Bytes and readers before the Response check: Node 20 loads its fetch (undici) when `Response`
+  // is first named, 20-33 ms on this machine, which a first call would otherwise pay.
   const bytes = asBytes(input);
   if (bytes) return { bytes };
+  if (isReader(input)) return reader(input, what);
   if (typeof Response !== 'undefined' && input instanceof Response) input = await responseBlob(input, what);
   if (isBlob(input)) {
     if (typeof FileReaderSync !== 'undefined') {
@@ -224,10 +230,6 @@ async function prepare(input, what, pathHint) {
       return partsReader(await blobParts(input));
     }
     return { bytes: new Uint8Array(await input.arrayBuffer()) };
-  }
-  if (typeof input.size === 'number' && typeof input.read === 'function') {
-    if (!Number.isSafeInteger(input.size) || input.size < 0) throw badOption(`the ${what}'s reader has size ${input.size}: it should be a whole number of bytes, below 2^53`);
-    return { size: input.size, read: input.read.bind(input), readInto: input.readInto?.bind(input) };
   }
   throw badOption(`the ${what} must be a Uint8Array, an ArrayBuffer, a Blob, a fetch Response or a { size, read(offset, length) } reader`);
 }
