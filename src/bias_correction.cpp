@@ -1,9 +1,6 @@
 #include "bias_correction.h"
 
 #include <algorithm>
-#if defined(__AVX__)
-#include <immintrin.h>
-#endif
 
 #include "cold.h"
 #include "kernels/simd.h"
@@ -61,6 +58,18 @@ struct LaneSums {
   static double total(const double* l) { return ((l[0] + l[1]) + (l[2] + l[3])) + ((l[4] + l[5]) + (l[6] + l[7])); }
 };
 
+// The same sums in float over a block of at most kBlock values (kBlock / 8 values a sum), then
+// added into LaneSums' doubles lane by lane, as columns() below does: float lanes are four to a
+// SIMD vector where doubles are two.
+constexpr uint64_t kBlock = 256;
+struct BlockSums {
+  float df[8] = {}, dff[8] = {}, noise[4] = {}, signal[4] = {};
+  void add_to(LaneSums& s) const {
+    for (int i = 0; i < 8; ++i) s.df[i] += static_cast<double>(df[i]), s.dff[i] += static_cast<double>(dff[i]);
+    for (int i = 0; i < 4; ++i) s.noise[i] += static_cast<double>(noise[i]), s.signal[i] += static_cast<double>(signal[i]);
+  }
+};
+
 #if ONNX_SHRINK_SIMD
 // Four values' reconstructions before the factor, code * scale + offset, in float as the model
 // computes them (a code with low bits is top * 2^bits + low).
@@ -78,78 +87,55 @@ struct Reconstruction {
 #endif
 
 // Values [begin, end) of one group into `sums` (`begin` a multiple of 8 values from the run's start),
-// `f` the factor of each value; whether one of the values is zero.
-ONNX_SHRINK_NOINLINE bool lane_sums(const uint8_t* values, const int8_t* codes, const uint8_t* low, int32_t bits, uint64_t begin,
-                                    uint64_t end, float scale, float offset, const double* f, LaneSums& sums) {
+// `f` the factor of each value (f[i] that of value begin + i); whether one of the values is zero.
+ONNX_SHRINK_ALWAYS_INLINE bool lane_sums(const uint8_t* values, const int8_t* codes, const uint8_t* low, int32_t bits, uint64_t begin,
+                                         uint64_t end, float scale, float offset, const float* f, LaneSums& sums) {
   bool any_zero = false;
-  uint64_t k = begin;
-#if ONNX_SHRINK_SIMD_SSE && defined(__AVX__)
-  {
-    // The same operations, sum by sum, four doubles a vector where the machine has them (a native
-    // build for a machine with AVX): half the instructions of the loop below.
-    namespace v4 = kernels::v4;
-    const Reconstruction r(scale, offset, bits);
-    v4::i32 zeros = v4::isplat(0);
-    __m256d df[2], dff[2], noise = _mm256_loadu_pd(sums.noise), signal = _mm256_loadu_pd(sums.signal);
-    for (int h = 0; h < 2; ++h) df[h] = _mm256_loadu_pd(sums.df + 4 * h), dff[h] = _mm256_loadu_pd(sums.dff + 4 * h);
-    for (; k + 8 <= end; k += 8) {
-      for (int h = 0; h < 2; ++h) {
-        const uint64_t at = k + 4 * h;
-        const v4::f32 x = v4::load(values + 4 * at), u = r.of(codes, low, at);
-        zeros = v4::bor(zeros, v4::zero_mask(x));
-        const __m256d xd = _mm256_cvtps_pd(x), d = _mm256_sub_pd(xd, _mm256_cvtps_pd(u));
-        const __m256d vf = _mm256_loadu_pd(f + (at - begin));
-        const __m256d t = _mm256_mul_pd(d, vf), w = _mm256_mul_pd(xd, vf);
-        df[h] = _mm256_add_pd(df[h], t);
-        dff[h] = _mm256_add_pd(dff[h], _mm256_mul_pd(t, vf));
-        noise = _mm256_add_pd(noise, _mm256_mul_pd(t, t));
-        signal = _mm256_add_pd(signal, _mm256_mul_pd(w, w));
-      }
-    }
-    for (int h = 0; h < 2; ++h) _mm256_storeu_pd(sums.df + 4 * h, df[h]), _mm256_storeu_pd(sums.dff + 4 * h, dff[h]);
-    _mm256_storeu_pd(sums.noise, noise), _mm256_storeu_pd(sums.signal, signal);
-    any_zero = v4::any(zeros);
-  }
-#elif ONNX_SHRINK_SIMD
-  {
-    namespace v4 = kernels::v4;
-    const Reconstruction r(scale, offset, bits);
-    v4::i32 zeros = v4::isplat(0);
-    v4::f64 df[4], dff[4], noise[2], signal[2];
-    for (int q = 0; q < 4; ++q) df[q] = v4::load_f64(sums.df + 2 * q), dff[q] = v4::load_f64(sums.dff + 2 * q);
-    for (int q = 0; q < 2; ++q) noise[q] = v4::load_f64(sums.noise + 2 * q), signal[q] = v4::load_f64(sums.signal + 2 * q);
-    for (; k + 8 <= end; k += 8) {
-      for (int h = 0; h < 2; ++h) {
-        const uint64_t at = k + 4 * h;
-        const v4::f32 x = v4::load(values + 4 * at), u = r.of(codes, low, at);
-        zeros = v4::bor(zeros, v4::zero_mask(x));
-        const v4::f64 xd[2] = {v4::widen_low(x), v4::widen_high(x)};
-        const v4::f64 d[2] = {v4::sub_f64(xd[0], v4::widen_low(u)), v4::sub_f64(xd[1], v4::widen_high(u))};
-        for (int q = 0; q < 2; ++q) {
-          const v4::f64 vf = v4::load_f64(f + (at - begin) + 2 * q);
-          const v4::f64 t = v4::mul_f64(d[q], vf), w = v4::mul_f64(xd[q], vf);
-          df[2 * h + q] = v4::add_f64(df[2 * h + q], t);
-          dff[2 * h + q] = v4::add_f64(dff[2 * h + q], v4::mul_f64(t, vf));
-          noise[q] = v4::add_f64(noise[q], v4::mul_f64(t, t));
-          signal[q] = v4::add_f64(signal[q], v4::mul_f64(w, w));
+  for (uint64_t block = begin; block < end; block += kBlock) {
+    const uint64_t stop = std::min(end, block + kBlock);
+    BlockSums b;
+    uint64_t k = block;
+#if ONNX_SHRINK_SIMD
+    {
+      namespace v4 = kernels::v4;
+      const Reconstruction r(scale, offset, bits);
+      v4::i32 zeros = v4::isplat(0);
+      v4::f32 df[2] = {v4::splat(0), v4::splat(0)}, dff[2] = {v4::splat(0), v4::splat(0)};
+      v4::f32 noise = v4::splat(0), signal = v4::splat(0);
+      for (; k + 8 <= stop; k += 8) {
+        for (int h = 0; h < 2; ++h) {
+          const uint64_t at = k + 4 * h;
+          const v4::f32 x = v4::load(values + 4 * at), d = v4::sub(x, r.of(codes, low, at));
+          const v4::f32 vf = v4::load(reinterpret_cast<const uint8_t*>(f + (at - begin)));
+          const v4::f32 t = v4::mul(d, vf), w = v4::mul(x, vf);
+          zeros = v4::bor(zeros, v4::zero_mask(x));
+          df[h] = v4::add(df[h], t);
+          dff[h] = v4::add(dff[h], v4::mul(t, vf));
+          noise = v4::add(noise, v4::mul(t, t));
+          signal = v4::add(signal, v4::mul(w, w));
         }
       }
+      for (int h = 0; h < 2; ++h) {
+        v4::store(reinterpret_cast<uint8_t*>(b.df + 4 * h), df[h]);
+        v4::store(reinterpret_cast<uint8_t*>(b.dff + 4 * h), dff[h]);
+      }
+      v4::store(reinterpret_cast<uint8_t*>(b.noise), noise);
+      v4::store(reinterpret_cast<uint8_t*>(b.signal), signal);
+      any_zero |= v4::any(zeros);
     }
-    for (int q = 0; q < 4; ++q) v4::store_f64(sums.df + 2 * q, df[q]), v4::store_f64(sums.dff + 2 * q, dff[q]);
-    for (int q = 0; q < 2; ++q) v4::store_f64(sums.noise + 2 * q, noise[q]), v4::store_f64(sums.signal + 2 * q, signal[q]);
-    any_zero = v4::any(zeros);
-  }
 #endif
-  for (; k < end; ++k) {
-    const uint64_t lane = (k - begin) & 7;
-    const float v = kernels::load_f32(values + 4 * k);
-    any_zero |= v == 0.0f;
-    const double d = error_at(values, codes, low, bits, k, scale, offset);
-    const double t = d * f[k - begin], w = static_cast<double>(v) * f[k - begin];
-    sums.df[lane] += t;
-    sums.dff[lane] += t * f[k - begin];
-    sums.noise[lane & 3] += t * t;
-    sums.signal[lane & 3] += w * w;
+    for (; k < stop; ++k) {
+      const uint64_t i = k - begin, lane = i & 7;
+      const float x = kernels::load_f32(values + 4 * k);
+      any_zero |= x == 0.0f;
+      const float d = x - (code_at(codes, low, bits, k) * scale + offset);
+      const float t = d * f[i], w = x * f[i];
+      b.df[lane] += t;
+      b.dff[lane] += t * f[i];
+      b.noise[lane & 3] += t * t;
+      b.signal[lane & 3] += w * w;
+    }
+    b.add_to(sums);
   }
   return any_zero;
 }
@@ -162,7 +148,7 @@ class StretchFactors {
   StretchFactors(const float* factors, const AxisView& v)
       : factors_(factors ? factors : &one_), inner_(factors ? v.inner : 1), extent_(factors ? v.extent : 1) {}
   // The stretch's factors.
-  const double* at(uint64_t start, uint64_t count) {
+  const float* at(uint64_t start, uint64_t count) {
     const uint64_t phase = start % (inner_ * extent_);
     if (phase == phase_ && count == f_.size()) return f_.data();
     phase_ = phase;
@@ -170,8 +156,9 @@ class StretchFactors {
     sum_ = sum_sq_ = 0;
     uint64_t j = (start / inner_) % extent_, left = inner_ - start % inner_;
     for (uint64_t i = 0; i < count;) {
-      const double f = factors_[j];
-      for (const uint64_t stop = std::min(count, i + left); i < stop; ++i) f_[i] = f, sum_ += f, sum_sq_ += f * f;
+      const float f = factors_[j];
+      const double fd = f;
+      for (const uint64_t stop = std::min(count, i + left); i < stop; ++i) f_[i] = f, sum_ += fd, sum_sq_ += fd * fd;
       left = inner_;
       if (++j == extent_) j = 0;
     }
@@ -185,7 +172,7 @@ class StretchFactors {
   static constexpr float one_ = 1.0f;
   const float* factors_;
   uint64_t inner_, extent_, phase_ = UINT64_MAX;
-  std::vector<double> f_;
+  std::vector<float> f_;
   double sum_ = 0, sum_sq_ = 0;
 };
 
@@ -202,13 +189,14 @@ ONNX_SHRINK_NOINLINE void runs(const Int8Layout& l, uint64_t n, const uint8_t* v
     const uint64_t g = l.kind == Int8Layout::Tensor ? 0 : l.kind == Int8Layout::Rows ? r % l.channels : r;
     Sums& s = sums[g];
     LaneSums lanes;
-    for (uint64_t k = start, end = start + length; k < end; k += kStretch) {
-      const uint64_t count = std::min(end - k, kStretch);
-      const double* f = factors.at(k, count);
+    // Stretches as calls of their own (kernels/slices.h): lane_sums inlined in each.
+    kernels::for_slices(static_cast<size_t>(length), kStretch, [&](size_t b, size_t e) {
+      const uint64_t k = start + b, count = e - b;
+      const float* f = factors.at(k, count);
       s.zero |= lane_sums(values, codes, low, bits, k, k + count, scales[g], offsets[g], f, lanes);
       s.f += factors.sum();
       s.ff += factors.sum_sq();
-    }
+    });
     s.df += LaneSums::total(lanes.df);
     s.dff += LaneSums::total(lanes.dff);
     if (weighted) weighted->noise += LaneSums::total4(lanes.noise), weighted->signal += LaneSums::total4(lanes.signal);

@@ -9,6 +9,7 @@
 #include "int8_layout.h"
 #include "kernels/kernels.h"
 #include "kernels/palette_levels.h"
+#include "kernels/slices.h"
 #include "rounding_draw.h"
 #include "saturation.h"
 #include "proto/onnx_fields.h"
@@ -93,18 +94,17 @@ ONNX_SHRINK_COLD void uniform_codes(const Int8Layout& l, const uint8_t* x, uint6
 uint64_t entropy_bytes(const int8_t* codes, uint64_t n) {
   // Four tables, value k counted in table k mod 4: codes crowd a few values, and one table makes
   // each count wait for the previous store to the same count.
-  uint32_t tables[4][256] = {};
+  // Counted a slice at a time (kernels/slices.h: a call of its own, which WebAssembly's optimizing
+  // tier can replace within the first tensor), each slice's tables added into `counts`.
   uint64_t counts[256] = {};
   const uint8_t* c = reinterpret_cast<const uint8_t*>(codes);
-  for (uint64_t k = 0; k < n;) {
-    const uint64_t stop = k + std::min<uint64_t>(n - k, uint64_t{1} << 31);  // no table passes 2^32
-    for (; k + 4 <= stop; k += 4) ++tables[0][c[k]], ++tables[1][c[k + 1]], ++tables[2][c[k + 2]], ++tables[3][c[k + 3]];
-    for (; k < stop; ++k) ++tables[0][c[k]];
-    for (size_t v = 0; v < 256; ++v) {
-      counts[v] += uint64_t{tables[0][v]} + tables[1][v] + tables[2][v] + tables[3][v];
-      tables[0][v] = tables[1][v] = tables[2][v] = tables[3][v] = 0;
-    }
-  }
+  kernels::for_slices(static_cast<size_t>(n), kernels::kSlice * 4, [&](size_t begin, size_t end) {
+    uint32_t tables[4][256] = {};
+    size_t k = begin;
+    for (; k + 4 <= end; k += 4) ++tables[0][c[k]], ++tables[1][c[k + 1]], ++tables[2][c[k + 2]], ++tables[3][c[k + 3]];
+    for (; k < end; ++k) ++tables[0][c[k]];
+    for (size_t v = 0; v < 256; ++v) counts[v] += uint64_t{tables[0][v]} + tables[1][v] + tables[2][v] + tables[3][v];
+  });
   double digits = 0;  // decimal digits (log10, which the module has already, rather than log2)
   for (const uint64_t c : counts) {
     if (c) digits -= double(c) * std::log10(double(c) / double(n));
