@@ -184,7 +184,7 @@ class StretchFactors {
 ONNX_SHRINK_NOINLINE void runs(const Int8Layout& l, uint64_t n, const uint8_t* values, const int8_t* codes, const uint8_t* low, int32_t bits,
           const float* scales, const float* offsets, StretchFactors& factors, std::vector<Sums>& sums, kernels::ErrorSums* weighted) {
   const uint64_t length = l.kind == Int8Layout::Tensor ? n : l.kind == Int8Layout::Rows ? l.inner : l.block;
-  constexpr uint64_t kStretch = 32768;  // 256 KB of factors
+  constexpr uint64_t kStretch = 32768;  // 128 KB of factors
   for (uint64_t start = 0, r = 0; start < n; start += length, ++r) {
     const uint64_t g = l.kind == Int8Layout::Tensor ? 0 : l.kind == Int8Layout::Rows ? r % l.channels : r;
     Sums& s = sums[g];

@@ -93,9 +93,9 @@ ONNX_SHRINK_COLD void uniform_codes(const Int8Layout& l, const uint8_t* x, uint6
 // The order-0 entropy of `n` code bytes, in bytes.
 uint64_t entropy_bytes(const int8_t* codes, uint64_t n) {
   // Four tables, value k counted in table k mod 4: codes crowd a few values, and one table makes
-  // each count wait for the previous store to the same count.
-  // Counted a slice at a time (kernels/slices.h: a call of its own, which WebAssembly's optimizing
-  // tier can replace within the first tensor), each slice's tables added into `counts`.
+  // each count wait for the previous store to the same count. A slice at a time (kernels/slices.h:
+  // a call of its own, which WebAssembly's optimizing tier can replace within the first tensor),
+  // each slice's tables then added into `counts`.
   uint64_t counts[256] = {};
   const uint8_t* c = reinterpret_cast<const uint8_t*>(codes);
   kernels::for_slices(static_cast<size_t>(n), kernels::kSlice * 4, [&](size_t begin, size_t end) {

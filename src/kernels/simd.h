@@ -141,18 +141,6 @@ ONNX_SHRINK_ALWAYS_INLINE i32 load_i32(const int32_t* p) { return wasm_v128_load
 ONNX_SHRINK_ALWAYS_INLINE i32 zero_mask(f32 v) { return wasm_f32x4_eq(v, wasm_f32x4_splat(0)); }
 // max(v, 0) then min(v, hi), with NaN becoming 0: the same on every target and in the scalar twin.
 ONNX_SHRINK_ALWAYS_INLINE f32 clamp_bins(f32 v, f32 hi) { return wasm_f32x4_pmin(hi, wasm_f32x4_pmax(wasm_f32x4_splat(0), v)); }
-// Two float64 lanes, for sums that keep every bit of float differences: lanes 0, 1 of a float
-// vector, or its lanes 2, 3, widened exactly.
-using f64 = v128_t;
-ONNX_SHRINK_ALWAYS_INLINE f64 widen_low(f32 v) { return wasm_f64x2_promote_low_f32x4(v); }
-ONNX_SHRINK_ALWAYS_INLINE f64 widen_high(f32 v) { return wasm_f64x2_promote_low_f32x4(wasm_i32x4_shuffle(v, v, 2, 3, 2, 3)); }
-ONNX_SHRINK_ALWAYS_INLINE f64 add_f64(f64 a, f64 b) { return wasm_f64x2_add(a, b); }
-ONNX_SHRINK_ALWAYS_INLINE f64 sub_f64(f64 a, f64 b) { return wasm_f64x2_sub(a, b); }
-ONNX_SHRINK_ALWAYS_INLINE f64 zero_f64() { return wasm_f64x2_splat(0); }
-ONNX_SHRINK_ALWAYS_INLINE double lane_f64(f64 v, int i) { return i ? wasm_f64x2_extract_lane(v, 1) : wasm_f64x2_extract_lane(v, 0); }
-ONNX_SHRINK_ALWAYS_INLINE void store_f64(double* p, f64 v) { wasm_v128_store(p, v); }
-ONNX_SHRINK_ALWAYS_INLINE f64 mul_f64(f64 a, f64 b) { return wasm_f64x2_mul(a, b); }
-ONNX_SHRINK_ALWAYS_INLINE f64 load_f64(const double* p) { return wasm_v128_load(p); }
 #else  // SSE2
 using f32 = __m128;
 using i32 = __m128i;
@@ -218,16 +206,6 @@ ONNX_SHRINK_ALWAYS_INLINE void store_i32(int32_t* p, i32 v) { _mm_storeu_si128(r
 ONNX_SHRINK_ALWAYS_INLINE i32 load_i32(const int32_t* p) { return _mm_loadu_si128(reinterpret_cast<const __m128i*>(p)); }
 ONNX_SHRINK_ALWAYS_INLINE i32 zero_mask(f32 v) { return _mm_castps_si128(_mm_cmpeq_ps(v, _mm_setzero_ps())); }
 ONNX_SHRINK_ALWAYS_INLINE f32 clamp_bins(f32 v, f32 hi) { return _mm_min_ps(_mm_max_ps(v, _mm_setzero_ps()), hi); }
-using f64 = __m128d;
-ONNX_SHRINK_ALWAYS_INLINE f64 widen_low(f32 v) { return _mm_cvtps_pd(v); }
-ONNX_SHRINK_ALWAYS_INLINE f64 widen_high(f32 v) { return _mm_cvtps_pd(_mm_movehl_ps(v, v)); }
-ONNX_SHRINK_ALWAYS_INLINE f64 add_f64(f64 a, f64 b) { return _mm_add_pd(a, b); }
-ONNX_SHRINK_ALWAYS_INLINE f64 sub_f64(f64 a, f64 b) { return _mm_sub_pd(a, b); }
-ONNX_SHRINK_ALWAYS_INLINE f64 zero_f64() { return _mm_setzero_pd(); }
-ONNX_SHRINK_ALWAYS_INLINE double lane_f64(f64 v, int i) { return i ? _mm_cvtsd_f64(_mm_unpackhi_pd(v, v)) : _mm_cvtsd_f64(v); }
-ONNX_SHRINK_ALWAYS_INLINE void store_f64(double* p, f64 v) { _mm_storeu_pd(p, v); }
-ONNX_SHRINK_ALWAYS_INLINE f64 mul_f64(f64 a, f64 b) { return _mm_mul_pd(a, b); }
-ONNX_SHRINK_ALWAYS_INLINE f64 load_f64(const double* p) { return _mm_loadu_pd(p); }
 #endif
 
 }  // namespace onnx_shrink::kernels::v4
