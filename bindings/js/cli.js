@@ -11,7 +11,8 @@ import { once } from 'node:events';
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { constants as zlibConstants, createBrotliCompress, createGzip } from 'node:zlib';
+import { constants as zlibConstants, createBrotliCompress } from 'node:zlib';
+import { compressedSizes } from './compressed_sizes.js';
 import { shrink, shrinkToTarget, inspect, expand, version, fileSource, OnnxShrinkError } from './index.node.js';
 import { declaredShape, sampleCount, sampleFeeds, compareModels, worstOutput, guessedDimensions, suspicions, FEW_SAMPLES } from './verify.js';
 import { OPTION, OPTIONS, words } from './options.js';
@@ -493,37 +494,6 @@ function copyToStream(file, target) {
   }
 }
 
-// The gzip size (level 6, as web servers use) of bytes given in pieces, or null past `limit`
-// bytes (not worth the time). zlib works on a background thread, beside the engine.
-function gzipCounter(limit) {
-  const stream = createGzip({ level: 6 });
-  let size = 0, given = 0, over = false;
-  stream.on('data', (chunk) => (size += chunk.byteLength));
-  const done = new Promise((resolve, reject) => stream.on('end', resolve).on('error', reject));
-  return {
-    write(chunk) {
-      if (over) return;
-      given += chunk.byteLength;
-      if (given > limit) {
-        over = true;
-        stream.destroy();
-        return;
-      }
-      stream.write(chunk);
-    },
-    async size() {
-      if (over) return null;
-      stream.end();
-      await done;
-      return size;
-    },
-  };
-}
-
-// Where no gzip column is shown (--quiet, --json): nothing is compressed, and the size is null as
-// past the limit. (gzip at level 6 took 0.94 s of a 39 MB result, longer than the engine made it.)
-const NOT_MEASURED = { write() {}, size: async () => null };
-
 // The brotli size of a result (its model and data files, as opened now: a commit may rename them,
 // or copy them to a stream and remove them), or null past 64 MB, as gzip's. Quality 11, the
 // reference of BENCHMARKS.md and what static hosts precompress with, for results up to 4 MB: it
@@ -531,6 +501,10 @@ const NOT_MEASURED = { write() {}, size: async () => null };
 // and a few percent larger. zlib compresses on a background thread, beside the check; show(bar)
 // draws its progress from then on (once the check, which has a bar of its own, is done).
 const BROTLI_BEST_UP_TO = 4e6, BROTLI_UP_TO = 64e6;
+// Inputs from which brotli at quality 9 runs beside the engine: their results are most likely
+// over BROTLI_BEST_UP_TO (the int8 default keeps about a quarter). Below, a result of 4 MB or less
+// would be measured twice (quality 9 wasted beside quality 11: PP-OCR det's CLI run took 0.2 s longer).
+const BROTLI_STREAM_FROM = 4 * BROTLI_BEST_UP_TO;
 function brotliSize(run) {
   const total = run.size;
   let bar = null, fed = 0, finished = false;
@@ -568,6 +542,29 @@ function brotliSize(run) {
       if (finished) return;
       bar = progress;
       bar(fed / total, 'brotli');
+    },
+  };
+}
+
+// The brotli size at quality 9 of a result measured as the engine wrote it (shrinkTo's
+// `streamBrotli`), in brotliSize's shape, when brotliSize would measure it at 9 too: larger than
+// BROTLI_BEST_UP_TO, up to BROTLI_UP_TO, no external data file. Null otherwise (brotliSize then
+// measures it from its files). The same bytes as brotliSize's stream gives.
+function streamedBrotli(run) {
+  if (!run.sizes || run.externalFile || run.size <= BROTLI_BEST_UP_TO || run.size > BROTLI_UP_TO) return null;
+  let bar = null, finished = false;
+  const total = run.size, sizes = run.sizes;
+  sizes.onFed((fed) => bar?.(fed / total, 'brotli'));
+  const done = sizes.done().then(({ brotli }) => (brotli === null ? null : { bytes: brotli, quality: 9 })).finally(() => {
+    finished = true;
+    bar?.(1, 'done');
+  });
+  return {
+    done,
+    show(progress) {
+      if (finished) return;
+      bar = progress;
+      bar(sizes.fed() / total, 'brotli');
     },
   };
 }
@@ -708,7 +705,10 @@ async function processOne(model, a, many, rows, reports, readFiles) {
       // A stream gets one file: the data stays inline (an error past 2 GB says so).
       const options = { ...a.options, ...(scheme ? { scheme } : {}), ...(toStream ? { externalData: 'inline' } : {}), external,
                         onProgress: scheme ? progressBar(`${shownName} (${scheme})`, a.quiet || a.json) : onProgress };
-      runs.push(await shrinkTo(source, output, options, scheme, a.table || schemes.length > 1));
+      // One scheme and an input past BROTLI_STREAM_FROM: the table's brotli size is taken as the
+      // engine writes, beside it (streamedBrotli).
+      const streamBrotli = a.table && schemes.length === 1 && source.size > BROTLI_STREAM_FROM;
+      runs.push(await shrinkTo(source, output, options, scheme, a.table || schemes.length > 1, streamBrotli));
       if (scheme && runs[runs.length - 1].externalFile) {
         throw new OnnxShrinkError('a list of schemes works for results that keep their data inline (under 2 GB); ' +
                                   'give one scheme at a time for this model', 'BAD_OPTION');
@@ -736,7 +736,8 @@ async function processOne(model, a, many, rows, reports, readFiles) {
     // several schemes, each runs from its temporary file and only the kept one stays.
     let kept = runs[0], checks = null;
     if (runs.length === 1) {
-      brotli = a.table ? brotliSize(kept) : null;  // beside the check, from the files as opened now
+      // Beside the check: as the engine wrote it, or from the files as opened now.
+      brotli = a.table ? streamedBrotli(kept) ?? brotliSize(kept) : null;
       if (check && !kept.externalFile) checks = await check.compare([kept.model.temp]);
       kept.commit();
       if (check && kept.externalFile) checks = await check.compare([output]);
@@ -838,42 +839,45 @@ function refuseToReplaceInputs(inputs, targets) {
 // Shrinks `source` into temporary files for `output` (and its external data, if any), streamed
 // as the engine writes them; commit() puts them in place, discard() removes them. `measure`: the
 // gzip size is taken (for the summary table, or to compare schemes).
-async function shrinkTo(source, output, options, tag, measure) {
+async function shrinkTo(source, output, options, tag, measure, streamBrotli = false) {
   const location = path.basename(dataFileOf(output));
-  // The model goes to its file as the engine writes it (never whole in memory), and through gzip
-  // for the summary's column up to 64 MB: gzip runs at about 40 MB/s, and the chunks it has not
-  // taken yet wait in memory.
-  const gzip = measure ? gzipCounter(64e6) : NOT_MEASURED, dataGzip = measure ? gzipCounter(64e6) : NOT_MEASURED;
-  const run = { scheme: options.scheme, model: new TempFile(output, tag), externalFile: null };
+  // The model goes to its file as the engine writes it (never whole in memory), and, to measure
+  // it, to a worker thread that gzips it (and with `streamBrotli` brotlis it: streamedBrotli)
+  // beside the engine, up to 64 MB; the chunks it has not taken yet wait in memory.
+  // Its brotli hint: the input's size, past 1 MB as the result's is where it is measured so.
+  const sizes = measure ? compressedSizes({ limit: 64e6, brotli: streamBrotli, sizeHint: source.size }) : null;
+  const run = { scheme: options.scheme, model: new TempFile(output, tag), externalFile: null, sizes: streamBrotli ? sizes : null };
   try {
     const result = await shrink(source, {
       ...options,
       externalLocation: location,
       onModelData: (chunk) => {
         run.model.write(chunk);
-        gzip.write(chunk);
+        sizes?.write('model', chunk);
       },
       onExternalData: (chunk) => {
         if (!run.externalFile) run.externalFile = new TempFile(dataFileOf(output), tag);
         run.externalFile.write(chunk);
-        dataGzip.write(chunk);
+        sizes?.write('data', chunk);
       },
     });
     run.report = result.report;
   } catch (e) {
+    sizes?.terminate();
     run.model.discard();
     run.externalFile?.discard();
     throw e;
   }
   run.size = run.model.size + (run.externalFile ? run.externalFile.size : 0);
   // The gzip size of everything written (model and data file), or null past the limit.
-  run.gzipSize = Promise.all([gzip.size(), dataGzip.size()])
-    .then(([model, data]) => (model === null || data === null ? null : model + (run.externalFile ? data : 0)));
+  run.gzipSize = !sizes ? Promise.resolve(null) : sizes.done()
+    .then(({ gzip: { model, data } }) => (model === null || data === null ? null : model + (run.externalFile ? data : 0)));
   run.commit = () => {
     run.model.commit();
     run.externalFile?.commit();
   };
   run.discard = () => {
+    sizes?.terminate();
     run.model.discard();
     run.externalFile?.discard();
   };
@@ -1047,14 +1051,15 @@ async function targetOne(source, model, output, a, rows, reports, inputFiles) {
   if (target.met) {
     refuseToReplaceInputs(inputFiles, [output]);
     const file = new TempFile(output);
-    const gzip = a.table ? gzipCounter(64e6) : NOT_MEASURED;
+    const sizes = a.table ? compressedSizes({ limit: 64e6 }) : null;
     try {
       file.write(result.model);
-      gzip.write(result.model);
+      sizes?.write('model', result.model);
       const brotli = !a.table ? null : chosenBrotli(target, file.size, a.objective) ?? brotliSize({ model: file, externalFile: null, size: file.size });
       file.commit();
-      Object.assign(row, { output, after: file.size, gzip: await gzip.size(), brotli: await brotli?.done });
+      Object.assign(row, { output, after: file.size, gzip: sizes ? (await sizes.done()).gzip.model : null, brotli: await brotli?.done });
     } catch (e) {
+      sizes?.terminate();
       file.discard();
       throw e;
     }

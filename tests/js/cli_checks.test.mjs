@@ -7,7 +7,8 @@ import { copyFileSync, cpSync, existsSync, mkdirSync, readFileSync, readdirSync,
 import path from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { brotliCompressSync, constants } from 'node:zlib';
+import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
+import { FLOAT, field, node, normals, number, str, valueInfo, varint } from './onnx_writer.mjs';
 import { tempDir } from './temp_dir.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -184,6 +185,35 @@ test('a model file cut short is called truncated, as the page says it', () => {
   assert.equal(p.status, 2);
   assert.match(p.stderr, /^onnx-shrink: .*cut\.onnx: this model file is cut short \(truncated\), download it again: field \d+ needs \d+ bytes but the file ends after \d+/);
   assert.ok(!existsSync(path.join(dir, 'cut.shrunk.onnx')));
+});
+
+// A model of one MatMul whose [n, n] weight (seeded normal values) is its raw_data, written around
+// the weight's bytes (onnx_writer.mjs's tensor() spreads them into arrays, slow at this size).
+function bigMatMul(n, seed) {
+  const raw = new Uint8Array(Float32Array.from(normals(n * n, seed, 0.05)).buffer);
+  const head = [...number(1, n), ...number(1, n), ...number(2, FLOAT), ...str(8, 'w'), ...varint(9 * 8 + 2), ...varint(raw.byteLength)];
+  const initializer = [...varint(5 * 8 + 2), ...varint(head.length + raw.byteLength)];
+  const rest = [...field(1, node('MatMul', ['x', 'w'], ['y'])), ...str(2, 'big'), ...field(11, valueInfo('x', [1, n])), ...field(12, valueInfo('y', [1, n]))];
+  const graphLength = initializer.length + head.length + raw.byteLength + rest.length;
+  const top = [...number(1, 8), ...field(8, number(2, 13)), ...varint(7 * 8 + 2), ...varint(graphLength)];
+  return Buffer.concat([Uint8Array.from([...top, ...initializer, ...head]), raw, Uint8Array.from(rest)]);
+}
+
+test('the table: an input past 16 MB has its brotli size taken beside the engine, at quality 9, as one call gives it', () => {
+  const dir = tempDir('cli-table-big');
+  writeFileSync(path.join(dir, 'big.onnx'), bigMatMul(2100, 7));  // 17.6 MB: a result of about 4.4 MB
+  const p = spawnSync(process.execPath, [cli, 'big.onnx'], { cwd: dir, encoding: 'utf8' });
+  assert.equal(p.status, 0, p.stderr);
+  const shrunk = readFileSync(path.join(dir, 'big.shrunk.onnx'));
+  assert.ok(shrunk.byteLength > 4e6, `${shrunk.byteLength} bytes`);
+  const brotli9 = brotliCompressSync(shrunk, { params: { [constants.BROTLI_PARAM_QUALITY]: 9, [constants.BROTLI_PARAM_SIZE_HINT]: shrunk.byteLength } });
+  const gzip6 = gzipSync(shrunk, { level: 6 });
+  assert.match(p.stdout, new RegExp(`^model +before +after +gzip +brotli -q 9 +size\\nbig\\.shrunk\\.onnx +17\\.6 MB +[\\d.]+ MB +` +
+                                    `[\\d.]+ MB +[\\d.]+ MB +[\\d.]+× smaller\\n`));
+  const [, after, gzipped, brotlied] = p.stdout.match(/big\.shrunk\.onnx +17\.6 MB +([\d.]+) MB +([\d.]+) MB +([\d.]+) MB/);
+  for (const [shown, bytes] of [[after, shrunk.byteLength], [gzipped, gzip6.byteLength], [brotlied, brotli9.byteLength]]) {
+    assert.equal(shown, (bytes / 1e6).toFixed(1), `shown ${shown} MB for ${bytes} bytes`);
+  }
 });
 
 test('the table: brotli sizes at the quality its header states, and how many times smaller', () => {

@@ -1,0 +1,51 @@
+// The CLI's table sizes taken on a worker thread as the engine writes (bindings/js/compressed_sizes.js):
+// the same numbers as compressing the whole at once, whatever the chunks; brotli of the model
+// alone; null past the limit.
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
+import { compressedSizes } from '../../bindings/js/compressed_sizes.js';
+
+const fixtures = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', 'fixtures');
+const det = readFileSync(path.join(fixtures, 'ch_PP-OCRv4_det_infer.onnx'));  // 4.7 MB
+const silero = readFileSync(path.join(fixtures, 'silero_vad_v5.onnx'));
+
+const brotli9 = (bytes) =>
+  brotliCompressSync(bytes, { params: { [constants.BROTLI_PARAM_QUALITY]: 9, [constants.BROTLI_PARAM_SIZE_HINT]: bytes.byteLength } }).byteLength;
+
+// `bytes` given in chunks of `size` bytes.
+function feed(sizes, part, bytes, size) {
+  for (let at = 0; at < bytes.byteLength; at += size) sizes.write(part, bytes.subarray(at, Math.min(bytes.byteLength, at + size)));
+}
+
+test('gzip and brotli sizes as one call gives them, from odd chunks and a size hint over the real size', async () => {
+  const sizes = compressedSizes({ brotli: true, sizeHint: 3 * det.byteLength });
+  feed(sizes, 'model', det, 1000003);
+  const { gzip, brotli } = await sizes.done();
+  assert.equal(gzip.model, gzipSync(det, { level: 6 }).byteLength);
+  assert.equal(brotli, brotli9(det));
+  assert.equal(gzip.data, gzipSync(new Uint8Array(0), { level: 6 }).byteLength);
+});
+
+test('external data: gzipped on its own; brotli stops, as it measures the model alone', async () => {
+  const sizes = compressedSizes({ brotli: true, sizeHint: det.byteLength });
+  feed(sizes, 'model', silero, 65536);
+  feed(sizes, 'data', det, 262144);
+  const { gzip, brotli } = await sizes.done();
+  assert.equal(gzip.model, gzipSync(silero, { level: 6 }).byteLength);
+  assert.equal(gzip.data, gzipSync(det, { level: 6 }).byteLength);
+  assert.equal(brotli, null);
+});
+
+test('past the limit, and brotli not asked for: null', async () => {
+  const sizes = compressedSizes({ limit: 3e6 });  // silero 2.3 MB, det 4.7 MB
+  feed(sizes, 'model', silero, 65536);
+  feed(sizes, 'data', det, 65536);
+  const { gzip, brotli } = await sizes.done();
+  assert.equal(gzip.model, gzipSync(silero, { level: 6 }).byteLength);
+  assert.equal(gzip.data, null);
+  assert.equal(brotli, null);
+});
