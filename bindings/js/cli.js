@@ -507,11 +507,11 @@ const BROTLI_BEST_UP_TO = 4e6, BROTLI_UP_TO = 64e6;
 const BROTLI_STREAM_FROM = 4 * BROTLI_BEST_UP_TO;
 function brotliSize(run) {
   const total = run.size;
-  let bar = null, fed = 0, finished = false;
+  let fed = 0;
   if (total > BROTLI_UP_TO) return { done: Promise.resolve(null), show() {} };
   const quality = total <= BROTLI_BEST_UP_TO ? 11 : 9;
   const fds = [run.model.temp, ...(run.externalFile ? [run.externalFile.temp] : [])].map((file) => openSync(file, 'r'));
-  const measure = async () => {
+  const measure = async (report) => {
     const stream = createBrotliCompress({ params: { [zlibConstants.BROTLI_PARAM_QUALITY]: quality, [zlibConstants.BROTLI_PARAM_SIZE_HINT]: total } });
     let size = 0;
     stream.on('data', (chunk) => (size += chunk.byteLength));
@@ -523,27 +523,14 @@ function brotliSize(run) {
         if (n === 0) break;
         at += n;
         if (!stream.write(chunk.subarray(0, n))) await once(stream, 'drain');  // (rejects on 'error', and removes its listeners)
-        fed += n;
-        bar?.(fed / total, 'brotli');
+        report((fed += n));
       }
     }
     stream.end();
     await done;
     return { bytes: size, quality };
   };
-  const done = measure().catch(() => null).finally(() => {
-    fds.forEach((fd) => closeSync(fd));
-    finished = true;
-    bar?.(1, 'done');
-  });
-  return {
-    done,
-    show(progress) {
-      if (finished) return;
-      bar = progress;
-      bar(fed / total, 'brotli');
-    },
-  };
+  return shownMeasure(total, (report) => measure(report).catch(() => null).finally(() => fds.forEach((fd) => closeSync(fd))), () => fed);
 }
 
 // The brotli size at quality 9 of a result measured as the engine wrote it (shrinkTo's
@@ -552,10 +539,18 @@ function brotliSize(run) {
 // measures it from its files). The same bytes as brotliSize's stream gives.
 function streamedBrotli(run) {
   if (!run.sizes || run.externalFile || run.size <= BROTLI_BEST_UP_TO || run.size > BROTLI_UP_TO) return null;
+  const sizes = run.sizes;
+  return shownMeasure(run.size, (report) => {
+    sizes.onFed(report);
+    return sizes.done().then(({ brotli }) => (brotli === null ? null : { bytes: brotli, quality: 9 }));
+  }, sizes.fed);
+}
+
+// A brotli measure as the table waits on it: `done`, and show(bar), which draws its progress from
+// then on. `work(report)` runs it, calling report(bytes taken so far); `fed()` gives that number.
+function shownMeasure(total, work, fed) {
   let bar = null, finished = false;
-  const total = run.size, sizes = run.sizes;
-  sizes.onFed((fed) => bar?.(fed / total, 'brotli'));
-  const done = sizes.done().then(({ brotli }) => (brotli === null ? null : { bytes: brotli, quality: 9 })).finally(() => {
+  const done = work((n) => bar?.(n / total, 'brotli')).finally(() => {
     finished = true;
     bar?.(1, 'done');
   });
@@ -564,7 +559,7 @@ function streamedBrotli(run) {
     show(progress) {
       if (finished) return;
       bar = progress;
-      bar(sizes.fed() / total, 'brotli');
+      bar(fed() / total, 'brotli');
     },
   };
 }
