@@ -538,8 +538,12 @@ function brotliSize(run) {
 // BROTLI_BEST_UP_TO, up to BROTLI_UP_TO, no external data file. Null otherwise (brotliSize then
 // measures it from its files). The same bytes as brotliSize's stream gives.
 function streamedBrotli(run) {
-  if (!run.sizes || run.externalFile || run.size <= BROTLI_BEST_UP_TO || run.size > BROTLI_UP_TO) return null;
   const sizes = run.sizes;
+  if (!sizes) return null;
+  if (run.externalFile || run.size <= BROTLI_BEST_UP_TO || run.size > BROTLI_UP_TO) {
+    sizes.stopBrotli();  // not wanted after all: brotliSize measures the files
+    return null;
+  }
   return shownMeasure(run.size, (report) => {
     sizes.onFed(report);
     return sizes.done().then(({ brotli }) => (brotli === null ? null : { bytes: brotli, quality: 9 }));

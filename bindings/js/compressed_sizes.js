@@ -37,7 +37,8 @@ function counter(stream, limit) {
   };
 }
 
-// The worker: messages { part: 'model' | 'data', chunk }, then { end: true }; answers
+// The worker: messages { part: 'model' | 'data', chunk } (and perhaps { stopBrotli: true }), then
+// { end: true }; answers
 // { fed } (bytes brotli has taken) now and then, and { gzip: { model, data }, brotli } at the end.
 // Brotli measures the model alone: it stops at the first external data (see compressedSizes).
 function work({ limit, brotli: withBrotli, sizeHint }) {
@@ -50,6 +51,7 @@ function work({ limit, brotli: withBrotli, sizeHint }) {
     if (fed - reported >= 1 << 20) parentPort.postMessage({ fed: (reported = fed) });
   });
   parentPort.on('message', async (m) => {
+    if (m.stopBrotli) return brotli?.stop();
     if (m.chunk) {
       gzip[m.part].write(m.chunk);
       if (m.part === 'model') brotli?.write(m.chunk);
@@ -97,6 +99,10 @@ export function compressedSizes({ limit = 64e6, brotli = false, sizeHint = 0 } =
         ended = result;
       }
       return ended;
+    },
+    // Brotli's size is not wanted after all: it stops, and done() gives null for it.
+    stopBrotli() {
+      worker.postMessage({ stopBrotli: true });
     },
     fed: () => fed,
     // Called with the bytes brotli has taken, as they grow.

@@ -40,6 +40,15 @@ test('external data: gzipped on its own; brotli stops, as it measures the model 
   assert.equal(brotli, null);
 });
 
+test('brotli stopped when not wanted after all: null, gzip still measured', async () => {
+  const sizes = compressedSizes({ brotli: true, sizeHint: det.byteLength });
+  feed(sizes, 'model', det, 1 << 20);
+  sizes.stopBrotli();
+  const { gzip, brotli } = await sizes.done();
+  assert.equal(gzip.model, gzipSync(det, { level: 6 }).byteLength);
+  assert.equal(brotli, null);
+});
+
 test('past the limit, and brotli not asked for: null', async () => {
   const sizes = compressedSizes({ limit: 3e6 });  // silero 2.3 MB, det 4.7 MB
   feed(sizes, 'model', silero, 65536);
