@@ -852,12 +852,12 @@ async function shrinkTo(source, output, options, tag, measure, streamBrotli = fa
       externalLocation: location,
       onModelData: (chunk) => {
         run.model.write(chunk);
-        sizes?.write('model', chunk);
+        sizes?.write('model', chunk, true);  // a fresh array (core.js's collector), written out already
       },
       onExternalData: (chunk) => {
         if (!run.externalFile) run.externalFile = new TempFile(dataFileOf(output), tag);
         run.externalFile.write(chunk);
-        sizes?.write('data', chunk);
+        sizes?.write('data', chunk, true);
       },
     });
     run.report = result.report;

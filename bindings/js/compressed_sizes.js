@@ -68,7 +68,7 @@ function work({ limit, brotli: withBrotli, sizeHint }) {
 if (!isMainThread && workerData?.role === ROLE) work(workerData);
 
 /**
- * Sizes of a result written in pieces: `write(part, chunk)` with part 'model' or 'data' (its
+ * Sizes of a result written in pieces: `write(part, chunk, owned)` with part 'model' or 'data' (its
  * external data file), then `done()` gives { gzip: { model, data }, brotli } (null where not
  * measured, past `limit` bytes, or on an error). Brotli (with `brotli: true`) measures the model
  * only, and not at all once external data comes. `fed()`: the bytes brotli has taken so far.
@@ -89,12 +89,18 @@ export function compressedSizes({ limit = 64e6, brotli = false, sizeHint = 0 } =
     worker.on('error', () => resolve({ gzip: { model: null, data: null }, brotli: null }));
     worker.on('exit', () => resolve({ gzip: { model: null, data: null }, brotli: null }));
   });
+  worker.unref();  // (after its listeners) it keeps the process alive only while done() is awaited
   return {
-    write(part, chunk) {
-      worker.postMessage({ part, chunk });
+    // `owned`: the caller is done with `chunk`, and its buffer (when the chunk spans all of it) is
+    // handed to the worker rather than copied (the chunks the engine gives onModelData: one
+    // result's bytes copied once less).
+    write(part, chunk, owned = false) {
+      const whole = owned && chunk.byteOffset === 0 && chunk.byteLength === chunk.buffer.byteLength;
+      worker.postMessage({ part, chunk }, whole ? [chunk.buffer] : []);
     },
     done() {
       if (!ended) {
+        worker.ref();
         worker.postMessage({ end: true });
         ended = result;
       }

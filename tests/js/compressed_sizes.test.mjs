@@ -30,6 +30,17 @@ test('gzip and brotli sizes as one call gives them, from odd chunks and a size h
   assert.equal(gzip.data, gzipSync(new Uint8Array(0), { level: 6 }).byteLength);
 });
 
+test('owned chunks are handed over, not copied: the same sizes', async () => {
+  const sizes = compressedSizes({ brotli: true, sizeHint: det.byteLength });
+  const chunks = [];
+  for (let at = 0; at < det.byteLength; at += 1 << 20) chunks.push(Uint8Array.prototype.slice.call(det, at, Math.min(det.byteLength, at + (1 << 20))));  // copies (a Buffer's slice is a view)
+  for (const c of chunks) sizes.write('model', c, true);
+  assert.ok(chunks.every((c) => c.byteLength === 0));  // detached: handed to the worker
+  const { gzip, brotli } = await sizes.done();
+  assert.equal(gzip.model, gzipSync(det, { level: 6 }).byteLength);
+  assert.equal(brotli, brotli9(det));
+});
+
 test('external data: gzipped on its own; brotli stops, as it measures the model alone', async () => {
   const sizes = compressedSizes({ brotli: true, sizeHint: det.byteLength });
   feed(sizes, 'model', silero, 65536);
