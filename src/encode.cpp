@@ -273,7 +273,7 @@ ONNX_SHRINK_COLD void Encoder::codebook(const uint8_t* v, uint64_t n) {
     return;
   }
   palette::Histogram h = palette::make_histogram(lo, hi, 256);
-  kernels::histogram(v, static_cast<size_t>(n), h.min, h.bin_scale, h.bins, h.counts.data(), h.sums.data());
+  kernels::histogram(v, static_cast<size_t>(n), h.min, h.bin_scale, h.bins, h.cells.data());
   const palette::Design d = palette::choose(h, 256, palette::Choice::KMeans);
   for (size_t k = 0; k < d.levels.size() && k < 256; ++k) table_[k] = static_cast<float>(d.levels[k]);
   for (size_t k = d.levels.size(); k < 256; ++k) table_[k] = table_[d.levels.size() - 1];
@@ -306,27 +306,21 @@ namespace {
 template <typename T, typename Index = uint16_t, bool WithOther = true>
 void map_levels(const uint8_t* x, size_t n, const Index* index, const uint8_t* level_bytes, const float* level_value,
                 const kernels::SeedLevels* other, const float* other_value, uint8_t* seen, uint8_t* out, double* sums) {
-  // Four sums of each kind, value k into sum k % 4, added up at the end: one chain of double
-  // additions (4 cycles each) held every value back. Every build adds in this order.
-  double sum[4] = {}, error[4] = {}, other_error[4] = {};
-  auto one = [&](size_t k, int lane) {
+  double sum = 0, error = 0, other_error = 0;
+  for (size_t k = 0; k < n; ++k) {
     const float v = kernels::load_f32(x + 4 * k);
     const auto level = index[k];
     std::memcpy(out + k * sizeof(T), level_bytes + level * sizeof(T), sizeof(T));
     seen[level] = 1;
     const double dv = double(v) - level_value[level];
-    sum[lane] += double(v) * v;
-    error[lane] += dv * dv;
+    sum += double(v) * v;
+    error += dv * dv;
     if constexpr (WithOther) {
       const double du = double(v) - other_value[kernels::seed_level(v, *other)];
-      other_error[lane] += du * du;
+      other_error += du * du;
     }
-  };
-  size_t k = 0;
-  for (; k + 4 <= n; k += 4) one(k, 0), one(k + 1, 1), one(k + 2, 2), one(k + 3, 3);
-  for (int lane = 0; k < n; ++k, ++lane) one(k, lane);
-  auto total = [](const double* s) { return (s[0] + s[1]) + (s[2] + s[3]); };
-  sums[0] = total(sum), sums[1] = total(error), sums[2] = total(other_error);
+  }
+  sums[0] = sum, sums[1] = error, sums[2] = other_error;
 }
 
 // Calls map(T{}) with T the unsigned type of `bytes` bytes (2, 4 or 8): one instance per size.
@@ -348,7 +342,7 @@ ONNX_SHRINK_COLD void Encoder::palette(int32_t i, const Payload& payload, Sink& 
 
   // Design the palette on a histogram, then map every value.
   palette::Histogram h = palette::make_histogram(lo, hi, item.levels);
-  if (hi > lo) kernels::histogram(x, n, h.min, h.bin_scale, h.bins, h.counts.data(), h.sums.data());
+  if (hi > lo) kernels::histogram(x, n, h.min, h.bin_scale, h.bins, h.cells.data());
   palette::Design d = palette::choose(h, item.levels, item.choice);
   const bool seed = d.scheme == "uniform";
 

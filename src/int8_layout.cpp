@@ -228,7 +228,7 @@ ONNX_SHRINK_COLD double codebook_noise(const uint8_t* x, const std::vector<int64
   const uint8_t* sample = reinterpret_cast<const uint8_t*>(u.data());
   if (kernels::scalar::mark_bins(sample, u.size(), shape.min, shape.bin_scale, shape.bins, marked.data(), 4096) > 4096) return INFINITY;
   palette::Histogram h = palette::make_histogram(lo, hi, 256);
-  kernels::histogram(sample, u.size(), h.min, h.bin_scale, h.bins, h.counts.data(), h.sums.data());
+  kernels::histogram(sample, u.size(), h.min, h.bin_scale, h.bins, h.cells.data());
   const palette::Design d = palette::choose(h, 256, palette::Choice::KMeans);
   const double bin = (hi - lo) / double(h.bins);
   const double per_value = (d.sse + double(u.size()) * bin * bin / 12.0) / double(u.size());

@@ -38,8 +38,8 @@ struct Prefix {
   explicit Prefix(const Histogram& h) : at(new Entry[h.bins + 1]), bins(h.bins) {
     at[0] = {0, 0, 0};
     for (uint32_t b = 0; b < h.bins; ++b) {
-      const uint64_t c = h.counts[b];
-      const double sum = h.sums[b];
+      const uint64_t c = h.cells[b].count;
+      const double sum = h.cells[b].sum;
       at[b + 1] = {at[b].n + c, at[b].s + sum, at[b].q + (c ? sum * sum / static_cast<double>(c) : 0.0)};
     }
   }
@@ -227,8 +227,7 @@ uint32_t histogram_bins(uint32_t levels) {
 
 ONNX_SHRINK_COLD Histogram make_histogram(float min, float max, uint32_t levels) {
   Histogram h = histogram_shape(min, max, levels);
-  h.counts = std::vector<uint64_t>(h.bins);  // zeros
-  h.sums = std::vector<double>(h.bins);
+  h.cells = std::vector<kernels::Bin>(h.bins);  // zeros
   return h;
 }
 

@@ -22,6 +22,8 @@
 #include <string>
 #include <vector>
 
+#include "kernels.h"
+
 namespace onnx_shrink::palette {
 
 // Counts and sums of a tensor's values in `bins` equal bins over [min, max].
@@ -29,8 +31,7 @@ struct Histogram {
   float min = 0, max = 0;
   float bin_scale = 0;  // bins / (max - min)
   uint32_t bins = 0;
-  std::vector<uint64_t> counts;
-  std::vector<double> sums;
+  std::vector<kernels::Bin> cells;  // `bins` entries: the count and sum of each bin
 };
 // The number of bins used for a palette of `levels` levels.
 uint32_t histogram_bins(uint32_t levels);

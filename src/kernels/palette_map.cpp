@@ -36,13 +36,12 @@ inline uint16_t settle(float v, uint32_t j, const float* thresholds, uint32_t le
 
 namespace scalar {
 
-void histogram(const uint8_t* x, size_t n, float min, float bin_scale, uint32_t bins, uint64_t* counts,
-               double* sums) {
+void histogram(const uint8_t* x, size_t n, float min, float bin_scale, uint32_t bins, Bin* out) {
   for (size_t i = 0; i < n; ++i) {
     const float v = load_f32(x + 4 * i);
-    const uint32_t b = bin_of(v, min, bin_scale, bins);
-    counts[b] += 1;
-    sums[b] += v;
+    Bin& b = out[bin_of(v, min, bin_scale, bins)];
+    b.count += 1;
+    b.sum += v;
   }
 }
 
@@ -76,8 +75,7 @@ inline v4::i32 bins4(v4::f32 v, v4::f32 min, v4::f32 scale, v4::f32 last) {
 }
 }  // namespace
 
-void histogram(const uint8_t* x, size_t n, float min, float bin_scale, uint32_t bins, uint64_t* counts,
-               double* sums) {
+void histogram(const uint8_t* x, size_t n, float min, float bin_scale, uint32_t bins, Bin* out) {
   const v4::f32 vmin = v4::splat(min), vscale = v4::splat(bin_scale);
   const v4::f32 last = v4::splat(static_cast<float>(bins - 1));
   size_t i = 0;
@@ -87,11 +85,12 @@ void histogram(const uint8_t* x, size_t n, float min, float bin_scale, uint32_t 
     v4::store_i32(b, bins4(v, vmin, vscale, last));
     // The scatter stays in element order so that the per-bin sums are the scalar ones exactly.
     for (int k = 0; k < 4; ++k) {
-      counts[b[k]] += 1;
-      sums[b[k]] += load_f32(x + 4 * (i + k));
+      Bin& bin = out[b[k]];
+      bin.count += 1;
+      bin.sum += load_f32(x + 4 * (i + k));
     }
   }
-  scalar::histogram(x + 4 * i, n - i, min, bin_scale, bins, counts, sums);
+  scalar::histogram(x + 4 * i, n - i, min, bin_scale, bins, out);
 }
 
 void palette_indices(const uint8_t* x, size_t n, float min, float bin_scale, uint32_t bins, const uint16_t* guess,

@@ -276,12 +276,11 @@ TEST(Kernels, HistogramAndPaletteIndicesMatchScalar) {
   bool finite = true;
   k::scalar::minmax(v.data, n, lo, hi, finite);
   palette::Histogram h1 = palette::make_histogram(lo, hi, 256), h2 = h1;
-  k::scalar::histogram(v.data, n, h1.min, h1.bin_scale, h1.bins, h1.counts.data(), h1.sums.data());
-  k::histogram(v.data, n, h2.min, h2.bin_scale, h2.bins, h2.counts.data(), h2.sums.data());
-  EXPECT_EQ(h1.counts, h2.counts);
-  EXPECT_EQ(h1.sums, h2.sums);  // accumulated in the same order: identical
+  k::scalar::histogram(v.data, n, h1.min, h1.bin_scale, h1.bins, h1.cells.data());
+  k::histogram(v.data, n, h2.min, h2.bin_scale, h2.bins, h2.cells.data());
+  EXPECT_TRUE(h1.cells == h2.cells);  // sums accumulated in the same order: identical
   uint64_t total = 0;
-  for (uint64_t c : h1.counts) total += c;
+  for (const k::Bin& b : h1.cells) total += b.count;
   EXPECT_EQ(total, n);
 
   const palette::Design d = palette::choose(h1, 256, palette::Choice::Auto);
@@ -367,15 +366,14 @@ TEST(Kernels, BinsSurviveInfinityAndNaN) {
   std::vector<uint8_t> bytes(4 * 8);
   const float values[8] = {0.0f, 1.0f, INFINITY, -INFINITY, NAN, 3e38f, -3e38f, 0.5f};
   std::memcpy(bytes.data(), values, sizeof values);
-  std::vector<uint64_t> c1(16, 0), c2(16, 0);
-  std::vector<double> s1(16, 0), s2(16, 0);
-  k::scalar::histogram(bytes.data(), 8, 0.0f, 8.0f, 16, c1.data(), s1.data());
-  k::histogram(bytes.data(), 8, 0.0f, 8.0f, 16, c2.data(), s2.data());
-  EXPECT_EQ(c1, c2);
+  std::vector<k::Bin> c1(16), c2(16);
+  k::scalar::histogram(bytes.data(), 8, 0.0f, 8.0f, 16, c1.data());
+  k::histogram(bytes.data(), 8, 0.0f, 8.0f, 16, c2.data());
+  for (uint32_t bin = 0; bin < 16; ++bin) EXPECT_EQ(c1[bin].count, c2[bin].count) << "bin " << bin;
   std::vector<uint64_t> marked(1, 0);
   k::scalar::mark_bins(bytes.data(), 8, 0.0f, 8.0f, 16, marked.data());
   EXPECT_EQ(marked[0] >> 16, 0u);  // nothing past the last bin
-  for (uint32_t bin = 0; bin < 16; ++bin) EXPECT_EQ((marked[0] >> bin) & 1, c1[bin] != 0 ? 1u : 0u) << "bin " << bin;
+  for (uint32_t bin = 0; bin < 16; ++bin) EXPECT_EQ((marked[0] >> bin) & 1, c1[bin].count != 0 ? 1u : 0u) << "bin " << bin;
 }
 
 TEST(Kernels, MarkedBinsAreTheHistogramsOccupiedBins) {
@@ -387,7 +385,7 @@ TEST(Kernels, MarkedBinsAreTheHistogramsOccupiedBins) {
     bool finite = true;
     k::scalar::minmax(v.data, n, lo, hi, finite);
     palette::Histogram h = palette::make_histogram(lo, hi, 256);
-    k::scalar::histogram(v.data, n, h.min, h.bin_scale, h.bins, h.counts.data(), h.sums.data());
+    k::scalar::histogram(v.data, n, h.min, h.bin_scale, h.bins, h.cells.data());
     const palette::Histogram shape = palette::histogram_shape(lo, hi, 256);
     EXPECT_EQ(shape.bins, h.bins);
     EXPECT_EQ(shape.bin_scale, h.bin_scale);
@@ -395,8 +393,8 @@ TEST(Kernels, MarkedBinsAreTheHistogramsOccupiedBins) {
     const uint32_t counted = k::scalar::mark_bins(v.data, n, shape.min, shape.bin_scale, shape.bins, a.data());
     uint32_t occupied = 0;
     for (uint32_t bin = 0; bin < h.bins; ++bin) {
-      EXPECT_EQ((a[bin >> 6] >> (bin & 63)) & 1, h.counts[bin] != 0 ? 1u : 0u) << "bin " << bin;
-      occupied += h.counts[bin] != 0;
+      EXPECT_EQ((a[bin >> 6] >> (bin & 63)) & 1, h.cells[bin].count != 0 ? 1u : 0u) << "bin " << bin;
+      occupied += h.cells[bin].count != 0;
     }
     EXPECT_GT(occupied, 1u);
     EXPECT_EQ(counted, occupied);
@@ -494,7 +492,7 @@ TEST(Palette, DesignsAreOrderedAndAutoNeverWorseThanUniform) {
     k::scalar::minmax(v.data, n, lo, hi, finite);
     for (uint32_t levels : {2u, 16u, 256u, 1000u}) {
       palette::Histogram h = palette::make_histogram(lo, hi, levels);
-      k::histogram(v.data, n, h.min, h.bin_scale, h.bins, h.counts.data(), h.sums.data());
+      k::histogram(v.data, n, h.min, h.bin_scale, h.bins, h.cells.data());
       const palette::Design u = palette::uniform(h, levels);
       for (palette::Choice c : {palette::Choice::Auto, palette::Choice::KMeans, palette::Choice::Uniform}) {
         const palette::Design d = palette::choose(h, levels, c);
@@ -532,7 +530,7 @@ TEST(Palette, AutoKeepsTheGridKMeansTradesEntropyForAccuracy) {
     bool finite = true;
     k::scalar::minmax(bytes.data(), n, lo, hi, finite);
     palette::Histogram h = palette::make_histogram(lo, hi, levels);
-    k::histogram(bytes.data(), n, h.min, h.bin_scale, h.bins, h.counts.data(), h.sums.data());
+    k::histogram(bytes.data(), n, h.min, h.bin_scale, h.bins, h.cells.data());
     return std::make_pair(palette::choose(h, levels, choice), palette::uniform(h, levels));
   };
   const auto [gaussian, gaussian_uniform] = designs(256, 1.0f, palette::Choice::Auto);
