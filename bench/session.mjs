@@ -141,7 +141,7 @@ export async function sessionTimes({ dir, runs = 5, models = ['det', 'silero', '
     for (const c of cases) c.bytes = readFileSync(c.file);
     // The forms change the bytes: brotli at quality 9 (quality 11 takes minutes on the 150 MB model's files here).
     const brotli = new Map([...new Set(cases.map((c) => c.file))].map((f) => [f, brotliSize(readFileSync(f))]));
-    const expanded = { variant: 'default, openForRuntime(): expand() in Node, then create', bytes: readFileSync(defaultFile), expand: [], create: [] };
+    const expanded = { variant: 'default, expand() in Node, then create (openForRuntime()\'s path in Node over 16 MB)', bytes: readFileSync(defaultFile), expand: [], create: [] };
     const firsts = first ? [
       { variant: 'original, the first session in a new process', file: original, way: 'create' },
       { variant: 'default, the first session in a new process', file: defaultFile, way: 'create' },
