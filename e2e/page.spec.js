@@ -59,6 +59,25 @@ for (const [name, spec] of Object.entries(corpus)) {
   }
 }
 
+test('the engine worker is warmed while the page waits, and a warmed one gives the native driver\'s model, run after run', async ({ page }) => {
+  const det = path.join(fixtures, corpus.det.file);
+  await page.goto('/');
+  const body = page.locator('body');
+  await expect(body).toHaveAttribute('data-engine-warm', 'yes', { timeout: 60_000 });
+  for (const mode of ['int8', 'palette']) {
+    await page.check(`input[name=mode][value=${mode}]`);
+    if (mode === 'int8') await page.setInputFiles('#file', det);
+    await expect(page.locator('#status')).toHaveText('Done.', { timeout: 150_000 });
+    await expect(page.locator('#summary')).toHaveAttribute('data-engine-warmed', 'true');
+    const { file } = await saved(page);
+    const reference = path.join(work, `det.warm.${mode}.native.onnx`);
+    expect(spawnSync(native, [det, '-o', reference, '-q', '--mode', mode]).status).toBe(0);
+    expect(readFileSync(file).equals(readFileSync(reference))).toBe(true);
+    // Once the run is done, the next worker is started and warmed.
+    await expect(body).toHaveAttribute('data-engine-warm', 'yes', { timeout: 60_000 });
+  }
+});
+
 test('the scheme list follows the mode, and each scheme gives the native driver\'s model', async ({ page }) => {
   const det = path.join(fixtures, corpus.det.file);
   await shrinkOnPage(page, det);

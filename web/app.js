@@ -7,7 +7,7 @@ import { DEFAULTS, OPTION, OPTIONS, words } from './vendor/onnx-shrink/bindings/
 import { initTarget, resetTarget, targetEvidence } from './target-view.js';
 
 const $ = (id) => document.getElementById(id);
-const state = { files: [], result: null, worker: null, run: 0, sort: { key: null, down: false } };
+const state = { files: [], result: null, worker: null, spare: null, run: 0, sort: { key: null, down: false } };
 
 // --- formatting --------------------------------------------------------------------------------
 
@@ -138,14 +138,35 @@ function setBusy(busy, text = '') {
 function stopWorker() {
   state.worker?.terminate();
   state.worker = null;
+  setTimeout(prepareSpare);  // unless a run takes its place at once
 }
 
-// Runs `message` in a new engine worker (a shrink, or a measurement of sizes only); its messages
-// update the page while it is the latest run.
+// The next run's engine worker, started while the page waits and warmed on a small model of its
+// own (warm_up.js: the engine's hot code is then optimized before the user's model comes). Only
+// while no run is going: on a machine with two cores a warm-up beside a run would slow it.
+function prepareSpare() {
+  if (state.spare || state.worker) return;
+  const worker = new Worker(new URL('./worker.js', import.meta.url), { type: 'module' });
+  state.spare = worker;
+  worker.onmessage = ({ data }) => {
+    if (data.type === 'warm' && state.spare === worker) document.body.dataset.engineWarm = 'yes';
+  };
+  worker.postMessage({ id: 0, warm: true });
+}
+
+function takeSpare() {
+  const worker = state.spare;
+  state.spare = null;
+  delete document.body.dataset.engineWarm;
+  return worker;
+}
+
+// Runs `message` in an engine worker (a shrink, or a measurement of sizes only), the spare one
+// when there is one; its messages update the page while it is the latest run.
 function runWorker(message, text) {
   stopWorker();
   const id = ++state.run;
-  const worker = new Worker(new URL('./worker.js', import.meta.url), { type: 'module' });
+  const worker = takeSpare() ?? new Worker(new URL('./worker.js', import.meta.url), { type: 'module' });
   state.worker = worker;
   $('error').hidden = true;
   $('progress').value = 0;
@@ -308,6 +329,7 @@ function render() {
   // For measurements (the benchmark reads them): the engine's time and its peak WebAssembly memory.
   $('summary').dataset.engineMs = String(r.engine.ms);
   $('summary').dataset.wasmBytes = String(r.engine.wasmBytes);
+  $('summary').dataset.engineWarmed = String(Boolean(r.engine.warmed));
   renderSizes();
   $('save-note').textContent = r.externalData
     ? `${r.name}.shrunk.onnx (${formatBytes(r.model.size)}) and its weights, ${r.name}.shrunk.onnx.data ` +
@@ -1208,6 +1230,7 @@ function init() {
   renderCost();  // the served-as note, and a saved price that is not valid
   scrollCues();
   showVersion();
+  addEventListener('load', () => setTimeout(prepareSpare));
 }
 
 init();

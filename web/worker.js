@@ -4,6 +4,18 @@
 import { shrink, wasmMemory } from './vendor/onnx-shrink/bindings/js/index.js';
 import { sortFiles } from './files.js';
 import { brotliQuality, brotliSize, gzipSize } from './sizes.js';
+import { warmUpModel } from './warm_up.js';
+
+// Whether this worker shrank warm_up.js's model before its job (the page starts its next worker
+// ahead and warms it: { warm: true }, answered { type: 'warm' }).
+let warmed = false;
+async function warmUp(post) {
+  const model = warmUpModel();
+  await shrink(model, {});
+  await shrink(model, { mode: 'palette' });
+  warmed = true;
+  post({ type: 'warm' });
+}
 
 // What a byte costs to compress, relative to gzip, by brotli quality (measured in Chromium on the
 // sample models: brotli-wasm at 11 is about 170 times slower than the browser's gzip). Only for
@@ -37,9 +49,10 @@ async function measureSizes(originalBlob, shrunkBlob, sizes, post) {
 }
 
 self.onmessage = async (event) => {
-  const { id, files, options, measure } = event.data;
+  const { id, files, options, measure, warm } = event.data;
   const post = (message, transfer = []) => self.postMessage({ id, ...message }, transfer);
   try {
+    if (warm) return await warmUp(post);
     if (measure) {
       const sizes = { original: { raw: measure.original.size }, shrunk: { raw: measure.shrunk.size } };
       await measureSizes(measure.original, measure.shrunk, sizes, post);
@@ -58,7 +71,7 @@ self.onmessage = async (event) => {
       onExternalData: (chunk) => dataParts.push(chunk),
       onProgress: (fraction, stage) => post({ type: 'progress', fraction, stage }),
     });
-    const engine = { ms: performance.now() - started, wasmBytes: await wasmMemory() };
+    const engine = { ms: performance.now() - started, wasmBytes: await wasmMemory(), warmed };
     // The result as Blobs, made once: the page saves them and the sizes are measured from them
     // (Blobs posted between threads share their bytes; a 1 GB result is held once, not thrice).
     const externalData = dataParts.length ? new Blob(dataParts, { type: 'application/octet-stream' }) : undefined;
