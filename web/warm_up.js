@@ -1,9 +1,10 @@
 // A small model made here, for the engine worker to shrink while the page waits for a file: V8
 // runs a new WebAssembly module's functions as quickly made baseline code first and replaces the
-// hot ones with optimized code in the background. A shrink of this model (3.4 MB of conv weights,
-// about 100 ms) lets that happen before the user's file comes: measured in Chromium on the
-// 151.5 MB conv stack of bench/make_shapes.py, the page's engine time was 433-590 ms after a warm-up
-// against 540-700 ms without (BENCHMARKS.md, "the page's worker, warmed"). Nothing is fetched.
+// hot ones with optimized code in the background. Shrinking this model (3.6 MB of conv weights,
+// about 70 ms in the default mode and in palette) lets that happen before the user's file comes:
+// measured in Chromium on the 151.5 MB conv stack of bench/make_shapes.py, the page's engine time
+// was 413-552 ms after a warm-up against 540-700 ms without (BENCHMARKS.md, "the page's worker,
+// warmed"). Nothing is fetched.
 
 // Conv weights shaped as in a real network (3x3 and 1x1 kernels, hundreds of channels).
 const WEIGHTS = [[128, 64, 3, 3], [128, 128, 3, 3], [256, 128, 1, 1], [256, 256, 3, 3], [256, 256, 1, 1]];
