@@ -1,10 +1,13 @@
 #include "bias_correction.h"
 
 #include <algorithm>
+#include <cmath>
+#include <stdexcept>
 
 #include "cold.h"
 #include "kernels/simd.h"
 #include "kernels/slices.h"
+#include "rounding_draw.h"
 
 namespace onnx_shrink {
 
@@ -70,26 +73,66 @@ struct BlockSums {
   }
 };
 
+// Where a run's codes come from. ReadCodes: made before (by kernels::quantize, or redrawn).
+// MakeCodes: made here from the values, with kernels::quantize's arithmetic, and stored, in the
+// pass that sums their errors: the same codes, and the same sums, as quantize and then ReadCodes.
+// Either gives each value's whole code (its top 8 bits and low bits) as a float, exactly.
+struct ReadCodes {
+  const int8_t* codes;
+  const uint8_t* low;
+  int32_t bits;
+  float code(float, uint64_t k) const { return code_at(codes, low, bits, k); }
 #if ONNX_SHRINK_SIMD
-// Four values' reconstructions before the factor, code * scale + offset, in float as the model
-// computes them (a code with low bits is top * 2^bits + low).
-struct Reconstruction {
-  kernels::v4::f32 scale, offset, step;
-  Reconstruction(float s, float o, int32_t bits)
-      : scale(kernels::v4::splat(s)), offset(kernels::v4::splat(o)), step(kernels::v4::splat(static_cast<float>(1 << bits))) {}
-  ONNX_SHRINK_ALWAYS_INLINE kernels::v4::f32 of(const int8_t* codes, const uint8_t* low, uint64_t at) const {
+  // The codes of values at ... at + 7, as two quads of floats.
+  ONNX_SHRINK_ALWAYS_INLINE void code8(const kernels::v4::f32*, uint64_t at, kernels::v4::f32* out) const {
     namespace v4 = kernels::v4;
-    v4::f32 code = v4::load_i8x4_as_float(reinterpret_cast<const uint8_t*>(codes + at));
-    if (low) code = v4::add(v4::mul(code, step), v4::load_u8x4_as_float(low + at));
-    return v4::add(v4::mul(code, scale), offset);
+    const v4::f32 step = v4::splat(static_cast<float>(1 << bits));
+    for (int h = 0; h < 2; ++h) {
+      const uint64_t k = at + 4 * h;
+      v4::f32 c = v4::load_i8x4_as_float(reinterpret_cast<const uint8_t*>(codes + k));
+      if (low) c = v4::add(v4::mul(c, step), v4::load_u8x4_as_float(low + k));
+      out[h] = c;
+    }
   }
-};
 #endif
+};
+
+struct MakeCodes {
+  int8_t* codes;
+  uint8_t* low;  // when p.bits > 0
+  const kernels::Int8Params* p;
+  float code(float v, uint64_t k) const {
+    int32_t q = static_cast<int32_t>(std::nearbyint(v * p->inv_scale)) + p->zero;
+    q = q < p->first() ? p->first() : q > p->last() ? p->last() : q;
+    codes[k] = static_cast<int8_t>(q >> p->bits);  // arithmetic shift: the floor, for negative codes too
+    if (p->bits) low[k] = static_cast<uint8_t>(q & ((1 << p->bits) - 1));
+    return static_cast<float>(q);
+  }
+#if ONNX_SHRINK_SIMD
+  ONNX_SHRINK_ALWAYS_INLINE void code8(const kernels::v4::f32* x, uint64_t at, kernels::v4::f32* out) const {
+    namespace v4 = kernels::v4;
+    const v4::f32 inv = v4::splat(p->inv_scale);
+    const v4::i32 zero = v4::isplat(p->zero), first = v4::isplat(p->first()), last = v4::isplat(p->last());
+    v4::i32 q[2];
+    for (int h = 0; h < 2; ++h) {
+      q[h] = v4::imin(v4::imax(v4::iadd(v4::round_to_int(v4::mul(x[h], inv)), zero), first), last);
+      out[h] = v4::to_float(q[h]);
+    }
+    uint8_t* c = reinterpret_cast<uint8_t*>(codes + at);
+    if (!p->bits) return v4::store_i8x8(c, q[0], q[1]);
+    const v4::i32 mask = v4::isplat((1 << p->bits) - 1);
+    v4::store_u8x8(low + at, v4::band(q[0], mask), v4::band(q[1], mask));
+    v4::store_i8x8(c, v4::shr_s(q[0], p->bits), v4::shr_s(q[1], p->bits));
+  }
+#endif
+};
 
 // Values [begin, end) of one group into `sums` (`begin` a multiple of 8 values from the run's start),
-// `f` the factor of each value (f[i] that of value begin + i); whether one of the values is zero.
-ONNX_SHRINK_ALWAYS_INLINE bool lane_sums(const uint8_t* values, const int8_t* codes, const uint8_t* low, int32_t bits, uint64_t begin,
-                                         uint64_t end, float scale, float offset, const float* f, LaneSums& sums) {
+// `f` the factor of each value (f[i] that of value begin + i), the reconstruction code * scale +
+// offset in float as the model computes it; whether one of the values is zero.
+template <typename Codes>
+ONNX_SHRINK_ALWAYS_INLINE bool lane_sums(const uint8_t* values, const Codes& codes, uint64_t begin, uint64_t end, float scale,
+                                         float offset, const float* f, LaneSums& sums) {
   bool any_zero = false;
   for (uint64_t block = begin; block < end; block += kBlock) {
     const uint64_t stop = std::min(end, block + kBlock);
@@ -98,17 +141,19 @@ ONNX_SHRINK_ALWAYS_INLINE bool lane_sums(const uint8_t* values, const int8_t* co
 #if ONNX_SHRINK_SIMD
     {
       namespace v4 = kernels::v4;
-      const Reconstruction r(scale, offset, bits);
+      const v4::f32 vscale = v4::splat(scale), voffset = v4::splat(offset);
       v4::i32 zeros = v4::isplat(0);
       v4::f32 df[2] = {v4::splat(0), v4::splat(0)}, dff[2] = {v4::splat(0), v4::splat(0)};
       v4::f32 noise = v4::splat(0), signal = v4::splat(0);
       for (; k + 8 <= stop; k += 8) {
+        const v4::f32 x[2] = {v4::load(values + 4 * k), v4::load(values + 4 * (k + 4))};
+        v4::f32 c[2];
+        codes.code8(x, k, c);
         for (int h = 0; h < 2; ++h) {
-          const uint64_t at = k + 4 * h;
-          const v4::f32 x = v4::load(values + 4 * at), d = v4::sub(x, r.of(codes, low, at));
-          const v4::f32 vf = v4::load(reinterpret_cast<const uint8_t*>(f + (at - begin)));
-          const v4::f32 t = v4::mul(d, vf), w = v4::mul(x, vf);
-          zeros = v4::bor(zeros, v4::zero_mask(x));
+          const v4::f32 d = v4::sub(x[h], v4::add(v4::mul(c[h], vscale), voffset));
+          const v4::f32 vf = v4::load(reinterpret_cast<const uint8_t*>(f + (k + 4 * h - begin)));
+          const v4::f32 t = v4::mul(d, vf), w = v4::mul(x[h], vf);
+          zeros = v4::bor(zeros, v4::zero_mask(x[h]));
           df[h] = v4::add(df[h], t);
           dff[h] = v4::add(dff[h], v4::mul(t, vf));
           noise = v4::add(noise, v4::mul(t, t));
@@ -128,7 +173,7 @@ ONNX_SHRINK_ALWAYS_INLINE bool lane_sums(const uint8_t* values, const int8_t* co
       const uint64_t i = k - begin, lane = i & 7;
       const float x = kernels::load_f32(values + 4 * k);
       any_zero |= x == 0.0f;
-      const float d = x - (code_at(codes, low, bits, k) * scale + offset);
+      const float d = x - (codes.code(x, k) * scale + offset);
       const float t = d * f[i], w = x * f[i];
       b.df[lane] += t;
       b.dff[lane] += t * f[i];
@@ -180,20 +225,23 @@ class StretchFactors {
 // A run goes a stretch at a time (a multiple of 8 values long, so that each value keeps its sum),
 // with each value's factor beside it: no walk, segment by segment, over short stretches of one
 // factor (a conv kernel's 3x3 values per input channel). Runs up to a stretch long are one stretch
-// each, so that the rows of a conv kernel all use the same factors.
-ONNX_SHRINK_NOINLINE void runs(const Int8Layout& l, uint64_t n, const uint8_t* values, const int8_t* codes, const uint8_t* low, int32_t bits,
-          const float* scales, const float* offsets, StretchFactors& factors, std::vector<Sums>& sums, kernels::ErrorSums* weighted) {
+// each, so that the rows of a conv kernel all use the same factors. `codes_of(g)`: group g's codes
+// (ReadCodes or MakeCodes).
+template <typename CodesOf>
+ONNX_SHRINK_NOINLINE void runs(const Int8Layout& l, uint64_t n, const uint8_t* values, const CodesOf& codes_of, const float* scales,
+                               const float* offsets, StretchFactors& factors, std::vector<Sums>& sums, kernels::ErrorSums* weighted) {
   const uint64_t length = l.kind == Int8Layout::Tensor ? n : l.kind == Int8Layout::Rows ? l.inner : l.block;
   constexpr uint64_t kStretch = 32768;  // 128 KB of factors
   for (uint64_t start = 0, r = 0; start < n; start += length, ++r) {
     const uint64_t g = l.kind == Int8Layout::Tensor ? 0 : l.kind == Int8Layout::Rows ? r % l.channels : r;
     Sums& s = sums[g];
     LaneSums lanes;
+    const auto codes = codes_of(g);
     // Stretches as calls of their own (kernels/slices.h): lane_sums inlined in each.
     kernels::for_slices(static_cast<size_t>(length), kStretch, [&](size_t b, size_t e) {
       const uint64_t k = start + b, count = e - b;
       const float* f = factors.at(k, count);
-      s.zero |= lane_sums(values, codes, low, bits, k, k + count, scales[g], offsets[g], f, lanes);
+      s.zero |= lane_sums(values, codes, k, k + count, scales[g], offsets[g], f, lanes);
       s.f += factors.sum();
       s.ff += factors.sum_sq();
     });
@@ -277,11 +325,37 @@ void columns(const Int8Layout& l, const uint8_t* values, const int8_t* codes, co
 
 bool groups_are_runs(const Int8Layout& l) { return l.kind != Int8Layout::Columns && l.kind != Int8Layout::ColumnBlocks; }
 
+namespace {
+
+// Moves each group's offset by the mean of its errors (groups holding an exact zero stay); the
+// change in the sum of squared errors.
+double move_offsets(const std::vector<Sums>& sums, float* offsets) {
+  // Errors (d - t) f sum to zero for t = sum d f / sum f; the squared error changes by
+  // -2 t sum d f^2 + t^2 sum f^2 (with t as stored, a float).
+  double change = 0;
+  for (size_t g = 0; g < sums.size(); ++g) {
+    const Sums& s = sums[g];
+    if (s.zero || !(s.f > 0)) continue;
+    const float moved = static_cast<float>(offsets[g] + s.df / s.f);
+    const double t = static_cast<double>(moved) - offsets[g];
+    offsets[g] = moved;
+    change += -2 * t * s.dff + t * t * s.ff;
+  }
+  return change;
+}
+
+uint64_t count_of(const std::vector<int64_t>& dims) {
+  uint64_t n = 1;
+  for (int64_t d : dims) n *= static_cast<uint64_t>(d);
+  return n;
+}
+
+}  // namespace
+
 ONNX_SHRINK_COLD double correct_offsets(const Int8Layout& l, const std::vector<int64_t>& dims, const uint8_t* values, const int8_t* codes,
                                         const float* factors, const float* scales, float* offsets, const uint8_t* low, int32_t bits,
                                         kernels::ErrorSums* weighted) {
-  uint64_t n = 1;
-  for (int64_t d : dims) n *= static_cast<uint64_t>(d);
+  const uint64_t n = count_of(dims);
   std::vector<Sums> sums(l.groups);
   FactorWalk fw(factors, factors ? view_around(dims, l.factor_axis) : AxisView{});
   const bool row_factor = !factors || fw.inner % l.channels == 0;
@@ -293,22 +367,28 @@ ONNX_SHRINK_COLD double correct_offsets(const Int8Layout& l, const std::vector<i
       sums[g].zero |= kernels::load_f32(values + 4 * k) == 0.0f;
       accumulate(sums[g], error_at(values, codes, low, bits, k, scales[g], offsets[g]), fw.at(k), 1);
     }
-  } else {
+  } else if constexpr (kRoundingDraws) {
+    // Runs whose codes were made before: only a draw's (code_runs otherwise). The
+    // WebAssembly module, which has no draws, leaves this out.
     StretchFactors stretch_factors(factors, factors ? view_around(dims, l.factor_axis) : AxisView{});
-    runs(l, n, values, codes, low, bits, scales, offsets, stretch_factors, sums, weighted);
+    const ReadCodes read{codes, low, bits};
+    runs(l, n, values, [&read](uint64_t) { return read; }, scales, offsets, stretch_factors, sums, weighted);
+  } else {
+    throw std::logic_error("onnx-shrink: runs are coded by code_runs");
   }
-  // Errors (d - t) f sum to zero for t = sum d f / sum f; the squared error changes by
-  // -2 t sum d f^2 + t^2 sum f^2 (with t as stored, a float).
-  double change = 0;
-  for (uint64_t g = 0; g < l.groups; ++g) {
-    const Sums& s = sums[g];
-    if (s.zero || !(s.f > 0)) continue;
-    const float moved = static_cast<float>(offsets[g] + s.df / s.f);
-    const double t = static_cast<double>(moved) - offsets[g];
-    offsets[g] = moved;
-    change += -2 * t * s.dff + t * t * s.ff;
-  }
-  return change;
+  return move_offsets(sums, offsets);
+}
+
+ONNX_SHRINK_COLD double code_runs(const Int8Layout& l, const std::vector<int64_t>& dims, const uint8_t* values, const kernels::Int8Params* params,
+                                  int8_t* codes, uint8_t* low, const float* factors, float* offsets, bool correct, kernels::ErrorSums& sums) {
+  if (!groups_are_runs(l)) throw std::logic_error("onnx-shrink: code_runs takes layouts whose groups are runs");
+  std::vector<float> scales(l.groups);
+  for (uint64_t g = 0; g < l.groups; ++g) scales[g] = params[g].scale, offsets[g] = params[g].offset;
+  std::vector<Sums> group_sums(l.groups);
+  StretchFactors stretch_factors(factors, factors ? view_around(dims, l.factor_axis) : AxisView{});
+  runs(l, count_of(dims), values, [=](uint64_t g) { return MakeCodes{codes, low, params + g}; }, scales.data(), offsets,
+       stretch_factors, group_sums, &sums);
+  return correct ? move_offsets(group_sums, offsets) : 0.0;
 }
 
 }  // namespace onnx_shrink

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <stdexcept>
 
 #include "bias_correction.h"
 #include "cold.h"
@@ -47,44 +48,52 @@ ONNX_SHRINK_COLD void design_indices(const uint8_t* x, size_t n, const palette::
                            out.data());
 }
 
-// Codes of one uniform layout (values in the layout's own domain), and their parameters.
-// `row_weights` (when given, per row of the layout) weight the error terms of each row.
-// `low` (when the layout has low bits) receives each code's low bits, one per value.
-ONNX_SHRINK_COLD void uniform_codes(const Int8Layout& l, const uint8_t* x, uint64_t n, int8_t* out, std::vector<kernels::Int8Params>& params,
-                                    kernels::ErrorSums& e, const float* row_weights, uint8_t* low) {
+// The parameters of one uniform layout's groups (values in the layout's own domain).
+ONNX_SHRINK_COLD std::vector<kernels::Int8Params> uniform_params(const Int8Layout& l, const uint8_t* x, uint64_t n) {
   std::vector<float> lo, hi;
   group_ranges(l, x, n, lo, hi);
-  params.resize(l.groups);
+  std::vector<kernels::Int8Params> params(l.groups);
   for (uint64_t g = 0; g < l.groups; ++g) params[g] = kernels::int8_params(lo[g], hi[g], l.low_bits, l.code_bits);
+  return params;
+}
+
+// Codes of a layout whose groups are runs, by kernels::quantize: only for a draw (code_runs
+// otherwise), which compares its error with theirs as quantize sums it.
+ONNX_SHRINK_COLD void quantized_runs(const Int8Layout& l, const uint8_t* x, uint64_t n, int8_t* out,
+                                     const std::vector<kernels::Int8Params>& params, kernels::ErrorSums& e, const float* row_weights,
+                                     uint8_t* low) {
   auto low_at = [&](uint64_t k) { return low ? low + k : nullptr; };
-  switch (l.kind) {
-    case Int8Layout::Tensor:
-      kernels::quantize(x, static_cast<size_t>(n), params[0], out, e, low);
-      break;
-    case Int8Layout::Rows:
-      for (uint64_t r = 0; r < l.outer * l.channels; ++r) {
-        kernels::ErrorSums row;
-        kernels::quantize(x + 4 * r * l.inner, static_cast<size_t>(l.inner), params[r % l.channels], out + r * l.inner, row,
-                          low_at(r * l.inner));
-        const double w = row_weights ? row_weights[r] : 1.0;
-        e.signal += w * row.signal;
-        e.noise += w * row.noise;
-      }
-      break;
-    case Int8Layout::RowBlocks:
-      for (uint64_t g = 0; g < l.groups; ++g) {
-        kernels::quantize(x + 4 * g * l.block, l.block, params[g], out + g * l.block, e, low_at(g * l.block));
-      }
-      break;
-    case Int8Layout::Columns:
-    case Int8Layout::ColumnBlocks: {
-      const uint64_t c = l.channels;
-      const uint64_t rows = l.kind == Int8Layout::Columns ? l.outer : l.block;
-      for (uint64_t b = 0; b < l.groups / c; ++b) {
-        kernels::quantize_columns(x + 4 * b * rows * c, static_cast<size_t>(rows), static_cast<size_t>(c), &params[b * c],
-                                  out + b * rows * c, e, row_weights ? row_weights + b * rows : nullptr, low_at(b * rows * c));
-      }
-      break;
+  if (l.kind == Int8Layout::Tensor) return kernels::quantize(x, static_cast<size_t>(n), params[0], out, e, low);
+  if (l.kind == Int8Layout::RowBlocks) {
+    for (uint64_t g = 0; g < l.groups; ++g) kernels::quantize(x + 4 * g * l.block, l.block, params[g], out + g * l.block, e, low_at(g * l.block));
+    return;
+  }
+  for (uint64_t r = 0; r < l.outer * l.channels; ++r) {  // Rows
+    kernels::ErrorSums row;
+    kernels::quantize(x + 4 * r * l.inner, static_cast<size_t>(l.inner), params[r % l.channels], out + r * l.inner, row, low_at(r * l.inner));
+    const double w = row_weights ? row_weights[r] : 1.0;
+    e.signal += w * row.signal;
+    e.noise += w * row.noise;
+  }
+}
+
+// Codes of one uniform layout whose groups are columns (or a draw's: quantized_runs), values in the
+// layout's own domain, and their parameters. `row_weights` (when given, per row of the layout)
+// weight the error terms of each row. `low` (when the layout has low bits) receives each code's low
+// bits, one per value.
+ONNX_SHRINK_COLD void uniform_codes(const Int8Layout& l, const uint8_t* x, uint64_t n, int8_t* out, std::vector<kernels::Int8Params>& params,
+                                    kernels::ErrorSums& e, const float* row_weights, uint8_t* low) {
+  params = uniform_params(l, x, n);
+  if (groups_are_runs(l)) {
+    // The WebAssembly module has no draws, and no copy of this.
+    if constexpr (!kRoundingDraws) throw std::logic_error("onnx-shrink: runs are coded by code_runs");
+    quantized_runs(l, x, n, out, params, e, row_weights, low);
+  } else {
+    const uint64_t c = l.channels;
+    const uint64_t rows = l.kind == Int8Layout::Columns ? l.outer : l.block;
+    for (uint64_t b = 0; b < l.groups / c; ++b) {
+      kernels::quantize_columns(x + 4 * b * rows * c, static_cast<size_t>(rows), static_cast<size_t>(c), &params[b * c],
+                                out + b * rows * c, e, row_weights ? row_weights + b * rows : nullptr, low ? low + b * rows * c : nullptr);
     }
   }
   if (kRoundingDraws && l.draw) redraw(l, x, n, out, params, e, row_weights, low);
@@ -168,15 +177,25 @@ ONNX_SHRINK_COLD void Encoder::int8(int32_t i) {
       multiply_along(x, t.dims, factor_axis, inverse.data(), normalized_.data());
       v = normalized_.data();
     }
+    // The fold form's offsets absorb the mean of their groups' errors (bias_correction.h). Groups
+    // that are runs get their codes in the same pass as the sums for that and for the error (not
+    // with a draw, which redraws codes once made and weighs them against the first codes' error).
+    const bool fold = item.form == Form::Fold;
+    const float* factors = factor_axis >= 0 ? factors_.data() : nullptr;
+    uint8_t* low = nullptr;
+    if (l.low_bits) low_.resize(static_cast<size_t>(n)), low = low_.data();
     if (l.codebook) {
       codebook(v, n);
+    } else if (groups_are_runs(l) && !(kRoundingDraws && l.draw)) {
+      const std::vector<kernels::Int8Params> params = uniform_params(l, v, n);
+      const double change = code_runs(l, t.dims, v, params.data(), codes_.data(), low, factors, offsets_.data(), fold, e);
+      e.noise = std::max(0.0, e.noise + change);
+      for (uint64_t g = 0; g < l.groups; ++g) scales_[g] = params[g].scale, zeros_[g] = static_cast<int8_t>(params[g].zero);
     } else {
       std::vector<kernels::Int8Params> params;
       // Separable codes: when the factor is the same along each row, the error where it counts
       // (x = u * factor) is the error of u weighted per row, summed while coding.
       const std::vector<float> row_weights = factor_axis >= 0 ? separable_row_weights(l, t.dims) : std::vector<float>();
-      uint8_t* low = nullptr;
-      if (l.low_bits) low_.resize(static_cast<size_t>(n)), low = low_.data();
       uniform_codes(l, v, n, codes_.data(), params, e, row_weights.empty() ? nullptr : row_weights.data(), low);
       for (uint64_t g = 0; g < l.groups; ++g) {
         scales_[g] = params[g].scale;  // the step of a code with its low bits (times 2^bits below)
@@ -188,20 +207,19 @@ ONNX_SHRINK_COLD void Encoder::int8(int32_t i) {
       // runs of values; otherwise a pass of its own.
       const bool weighted = factor_axis >= 0 && row_weights.empty();
       const bool runs = groups_are_runs(l);
-      if (weighted && !(item.form == Form::Fold && runs)) separable_error(l, t.dims, v, params, e, low);
-      if (item.form == Form::Fold) {
-        const float* factors = factor_axis >= 0 ? factors_.data() : nullptr;
+      if (weighted && !(fold && runs)) separable_error(l, t.dims, v, params, e, low);
+      if (fold) {
         if (weighted && runs) e = kernels::ErrorSums{};
         const double change = correct_offsets(l, t.dims, v, codes_.data(), factors, scales_.data(), offsets_.data(), low, l.low_bits,
                                               weighted && runs ? &e : nullptr);
         e.noise = std::max(0.0, e.noise + change);
       }
-      if (low) {
-        // The graph multiplies (top 8 bits + low bits / 2^bits) by the stored scale: 2^bits steps
-        // (exact: a power of two).
-        for (float& s : scales_) s *= static_cast<float>(1 << l.low_bits);
-        pack_low_bits(low_, l.low_bits, packed_low_);
-      }
+    }
+    if (low) {
+      // The graph multiplies (top 8 bits + low bits / 2^bits) by the stored scale: 2^bits steps
+      // (exact: a power of two).
+      for (float& s : scales_) s *= static_cast<float>(1 << l.low_bits);
+      pack_low_bits(low_, l.low_bits, packed_low_);
     }
     if (l.codebook) {
       reconstructed_.resize(4 * n);

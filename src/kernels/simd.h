@@ -93,6 +93,15 @@ ONNX_SHRINK_ALWAYS_INLINE bool any(i32 mask) { return wasm_v128_any_true(mask); 
 ONNX_SHRINK_ALWAYS_INLINE void store_i8x16(uint8_t* p, i32 a, i32 b, i32 c, i32 d) {
   wasm_v128_store(p, wasm_i8x16_narrow_i16x8(wasm_i16x8_narrow_i32x4(a, b), wasm_i16x8_narrow_i32x4(c, d)));
 }
+// The same for 8 lanes (8 bytes stored).
+ONNX_SHRINK_ALWAYS_INLINE void store_i8x8(uint8_t* p, i32 a, i32 b) {
+  const v128_t h = wasm_i16x8_narrow_i32x4(a, b);
+  wasm_v128_store64_lane(p, wasm_i8x16_narrow_i16x8(h, h), 0);
+}
+ONNX_SHRINK_ALWAYS_INLINE void store_u8x8(uint8_t* p, i32 a, i32 b) {
+  const v128_t h = wasm_i16x8_narrow_i32x4(a, b);
+  wasm_v128_store64_lane(p, wasm_u8x16_narrow_i16x8(h, h), 0);
+}
 // Widening of 4 int8 lanes at p to int32 (the inverse of the above, for the error).
 ONNX_SHRINK_ALWAYS_INLINE i32 load_i8x4(const uint8_t* p) {
   int32_t w;
@@ -169,6 +178,14 @@ ONNX_SHRINK_ALWAYS_INLINE i32 bor(i32 a, i32 b) { return _mm_or_si128(a, b); }
 ONNX_SHRINK_ALWAYS_INLINE bool any(i32 mask) { return _mm_movemask_epi8(mask) != 0; }
 ONNX_SHRINK_ALWAYS_INLINE void store_i8x16(uint8_t* p, i32 a, i32 b, i32 c, i32 d) {
   _mm_storeu_si128(reinterpret_cast<__m128i*>(p), _mm_packs_epi16(_mm_packs_epi32(a, b), _mm_packs_epi32(c, d)));
+}
+ONNX_SHRINK_ALWAYS_INLINE void store_i8x8(uint8_t* p, i32 a, i32 b) {
+  const __m128i h = _mm_packs_epi32(a, b);
+  _mm_storel_epi64(reinterpret_cast<__m128i*>(p), _mm_packs_epi16(h, h));
+}
+ONNX_SHRINK_ALWAYS_INLINE void store_u8x8(uint8_t* p, i32 a, i32 b) {
+  const __m128i h = _mm_packs_epi32(a, b);
+  _mm_storel_epi64(reinterpret_cast<__m128i*>(p), _mm_packus_epi16(h, h));
 }
 ONNX_SHRINK_ALWAYS_INLINE i32 load_i8x4(const uint8_t* p) {
   int32_t w;
