@@ -48,10 +48,16 @@ ONNX_SHRINK_COLD void design_indices(const uint8_t* x, size_t n, const palette::
                            out.data());
 }
 
-// The parameters of one uniform layout's groups (values in the layout's own domain).
-ONNX_SHRINK_COLD std::vector<kernels::Int8Params> uniform_params(const Int8Layout& l, const uint8_t* x, uint64_t n) {
+// The parameters of one uniform layout's groups (values in the layout's own domain), from `rows`
+// when those are its groups' ranges (rows of the whole channel axis; the same values either way).
+ONNX_SHRINK_COLD std::vector<kernels::Int8Params> uniform_params(const Int8Layout& l, const uint8_t* x, uint64_t n,
+                                                                 const RowRanges* rows = nullptr) {
   std::vector<float> lo, hi;
-  group_ranges(l, x, n, lo, hi);
+  if (rows && l.kind == Int8Layout::Rows && l.outer == 1 && rows->lo.size() == l.groups) {
+    lo = rows->lo, hi = rows->hi;
+  } else {
+    group_ranges(l, x, n, lo, hi);
+  }
   std::vector<kernels::Int8Params> params(l.groups);
   for (uint64_t g = 0; g < l.groups; ++g) params[g] = kernels::int8_params(lo[g], hi[g], l.low_bits, l.code_bits);
   return params;
@@ -167,6 +173,7 @@ ONNX_SHRINK_COLD void Encoder::int8(int32_t i) {
     // Separable and codebook schemes code the values divided by their factors.
     const uint8_t* v = x;
     const int64_t factor_axis = l.codebook ? l.axis : l.factor_axis;
+    RowRanges rows;  // the ranges of the values divided by their factors, where they come with them
     if (factor_axis >= 0) {
       factors_ = layout_factors(l, x, t.dims, &item.in_maxima);
       std::vector<float> inverse(factors_.size());
@@ -174,7 +181,7 @@ ONNX_SHRINK_COLD void Encoder::int8(int32_t i) {
       // Not assign() then scale in place: that is a second pass over the tensor (and a slow
       // byte-wise memmove in wasm without bulk memory).
       normalized_.resize(4 * n);
-      multiply_along(x, t.dims, factor_axis, inverse.data(), normalized_.data());
+      multiply_along(x, t.dims, factor_axis, inverse.data(), normalized_.data(), &rows);
       v = normalized_.data();
     }
     // The fold form's offsets absorb the mean of their groups' errors (bias_correction.h). Groups
@@ -187,7 +194,7 @@ ONNX_SHRINK_COLD void Encoder::int8(int32_t i) {
     if (l.codebook) {
       codebook(v, n);
     } else if (groups_are_runs(l) && !(kRoundingDraws && l.draw)) {
-      const std::vector<kernels::Int8Params> params = uniform_params(l, v, n);
+      const std::vector<kernels::Int8Params> params = uniform_params(l, v, n, &rows);
       const double change = code_runs(l, t.dims, v, params.data(), codes_.data(), low, factors, offsets_.data(), fold, e);
       e.noise = std::max(0.0, e.noise + change);
       for (uint64_t g = 0; g < l.groups; ++g) scales_[g] = params[g].scale, zeros_[g] = static_cast<int8_t>(params[g].zero);
@@ -202,16 +209,14 @@ ONNX_SHRINK_COLD void Encoder::int8(int32_t i) {
         offsets_[g] = params[g].offset;
         zeros_[g] = static_cast<int8_t>(params[g].zero);
       }
-      // Separable codes whose factor varies along each row: the error where it counts weights each
-      // term by its factor squared. The offset correction sums it on its way where its groups are
-      // runs of values; otherwise a pass of its own.
+      // Separable codes whose factor varies along each row (runs, here only with a draw): the error
+      // where it counts weights each term by its factor squared, summed by the offset correction.
+      // (Factors come with the fold form only; columns' factors are the same along each row.)
       const bool weighted = factor_axis >= 0 && row_weights.empty();
-      const bool runs = groups_are_runs(l);
-      if (weighted && !(fold && runs)) separable_error(l, t.dims, v, params, e, low);
       if (fold) {
-        if (weighted && runs) e = kernels::ErrorSums{};
+        if (weighted) e = kernels::ErrorSums{};
         const double change = correct_offsets(l, t.dims, v, codes_.data(), factors, scales_.data(), offsets_.data(), low, l.low_bits,
-                                              weighted && runs ? &e : nullptr);
+                                              weighted ? &e : nullptr);
         e.noise = std::max(0.0, e.noise + change);
       }
     }
@@ -258,27 +263,6 @@ ONNX_SHRINK_COLD std::vector<float> Encoder::separable_row_weights(const Int8Lay
     w[r] = f * f;
   }
   return w;
-}
-
-// The error of separable codes where the factor varies along each row (with the same pattern in
-// every row): each term of the error of u weighted by its factor squared. One pass over u and codes.
-ONNX_SHRINK_COLD void Encoder::separable_error(const Int8Layout& l, const std::vector<int64_t>& dims, const uint8_t* u,
-                                               const std::vector<kernels::Int8Params>& params, kernels::ErrorSums& e, const uint8_t* low) {
-  e = kernels::ErrorSums{};
-  const size_t b = static_cast<size_t>(l.factor_axis);
-  uint64_t stride = 1;
-  for (size_t d = b + 1; d < dims.size(); ++d) stride *= static_cast<uint64_t>(dims[d]);
-  const uint64_t extent = static_cast<uint64_t>(dims[b]);
-  const uint64_t rows = l.outer * l.channels, width = l.inner;
-  std::vector<float> pattern(width);
-  for (uint64_t k = 0; k < width; ++k) {
-    const float f = factors_[(k / stride) % extent];
-    pattern[k] = f * f;
-  }
-  for (uint64_t r = 0; r < rows; ++r) {
-    kernels::weighted_error(u + 4 * r * width, codes_.data() + r * width, static_cast<size_t>(width), params[r % l.channels],
-                            pattern.data(), static_cast<size_t>(width), 0.0f, e, low ? low + r * width : nullptr);
-  }
 }
 
 // A table of 256 levels by k-means on the normalised values, and each value's index in it.

@@ -25,8 +25,6 @@ class Encoder {
   void int8(int32_t item);
   void codebook(const uint8_t* values, uint64_t n);
   std::vector<float> separable_row_weights(const Int8Layout& l, const std::vector<int64_t>& dims) const;
-  void separable_error(const Int8Layout& l, const std::vector<int64_t>& dims, const uint8_t* u,
-                       const std::vector<kernels::Int8Params>& params, kernels::ErrorSums& e, const uint8_t* low);
   void palette(int32_t item, const Payload& payload, Sink& out);
   void half(int32_t item, const Payload& payload, Sink& out);
 

@@ -164,8 +164,10 @@ float normalised_slice(const uint8_t* x, const AxisView& va, uint64_t i, uint64_
     const uint8_t* run = x + 4 * ((o * va.extent + i) * va.inner);
     for (uint64_t k = 0; k < va.inner; ++k) *out++ = kernels::load_f32(run + 4 * k);
   }
-  float largest = 0;  // the same in any order: the values are finite, checked when read
-  for (float* v = first; v < out; ++v) largest = kernels::max_f32(largest, std::fabs(*v));
+  // The largest magnitude by the SIMD kernel (a loop of max_f32 waits on each previous max): the
+  // same in any order, as the values are finite (checked when read).
+  const kernels::Range r = kernels::range_of(reinterpret_cast<const uint8_t*>(first), static_cast<size_t>(out - first));
+  const float largest = out > first ? std::max(std::fabs(r.lo), std::fabs(r.hi)) : 0.0f;
   const float f = power_of(largest, 4), inverse = 1.0f / f;
   for (float* v = first; v < out; ++v) *v *= inverse;
   return f;
@@ -388,17 +390,21 @@ ONNX_SHRINK_COLD std::vector<float> layout_factors(const Int8Layout& l, const ui
   return m;
 }
 
-ONNX_SHRINK_COLD void multiply_along(const uint8_t* x, const std::vector<int64_t>& dims, int64_t axis, const float* factors, uint8_t* out) {
+ONNX_SHRINK_COLD void multiply_along(const uint8_t* x, const std::vector<int64_t>& dims, int64_t axis, const float* factors, uint8_t* out,
+                                     RowRanges* rows) {
   const AxisView v = view_around(dims, axis);
-  if (v.inner == 1) {
-    kernels::scale_columns(x, static_cast<size_t>(v.outer), static_cast<size_t>(v.extent), factors, out);
-    return;
-  }
-  if (v.inner < 16 && v.extent * v.inner <= kShortRunColumns) {
-    // Short runs: rows of extent x inner columns, each column's factor laid out once.
-    std::vector<float> columns(v.extent * v.inner);
-    for (uint64_t c = 0; c < columns.size(); ++c) columns[c] = factors[c / v.inner];
-    kernels::scale_columns(x, static_cast<size_t>(v.outer), columns.size(), columns.data(), out);
+  if (rows) rows->lo.clear(), rows->hi.clear();
+  const bool short_runs = v.inner > 1 && v.inner < 16 && v.extent * v.inner <= kShortRunColumns;
+  if (v.inner == 1 || short_runs) {
+    // Rows of extent x inner columns, each column's factor laid out once for short runs.
+    std::vector<float> columns;
+    if (short_runs) {
+      columns.resize(v.extent * v.inner);
+      for (uint64_t c = 0; c < columns.size(); ++c) columns[c] = factors[c / v.inner];
+    }
+    if (rows) rows->lo.resize(v.outer), rows->hi.resize(v.outer);
+    kernels::scale_columns(x, static_cast<size_t>(v.outer), static_cast<size_t>(v.extent * v.inner), short_runs ? columns.data() : factors,
+                           out, rows ? rows->lo.data() : nullptr, rows ? rows->hi.data() : nullptr);
     return;
   }
   for (uint64_t o = 0; o < v.outer; ++o) {

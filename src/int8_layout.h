@@ -95,7 +95,14 @@ AxisMaxima axis_maxima(const uint8_t* x, const std::vector<int64_t>& dims, int64
 std::vector<float> layout_factors(const Int8Layout& l, const uint8_t* x, const std::vector<int64_t>& dims,
                                   const AxisMaxima* known = nullptr);
 
-// out = x times factors[j], j each value's index along `axis` (fp32 bytes; out may be x).
-void multiply_along(const uint8_t* x, const std::vector<int64_t>& dims, int64_t axis, const float* factors, uint8_t* out);
+// out = x times factors[j], j each value's index along `axis` (fp32 bytes; out may be x). With
+// `rows`, where the product goes as rows of whole runs of the axis (a conv weight's kernels along
+// its input channels: one row per output channel), each row's least and largest product, in the
+// same pass; otherwise `rows` is left empty. Rows of a given count split the tensor evenly.
+struct RowRanges {
+  std::vector<float> lo, hi;
+};
+void multiply_along(const uint8_t* x, const std::vector<int64_t>& dims, int64_t axis, const float* factors, uint8_t* out,
+                    RowRanges* rows = nullptr);
 
 }  // namespace onnx_shrink

@@ -109,15 +109,12 @@ enum class RunOp : uint8_t { Mul, MulAdd, SubMul };
                        const uint16_t* guess, const float* thresholds, uint32_t levels, uint16_t* out);         \
   /* out = x * factor (n values); out may be x. */                                                             \
   void scale(const uint8_t* x, size_t n, float factor, uint8_t* out);                                          \
-  /* out[r][c] = x[r][c] * factors[c] for a rows x cols matrix; out may be x. */                               \
-  void scale_columns(const uint8_t* x, size_t rows, size_t cols, const float* factors, uint8_t* out);          \
+  /* out[r][c] = x[r][c] * factors[c] for a rows x cols matrix; out may be x. With row_min and row_max   */ \
+  /* (rows entries each), also each row's least and largest out value (finite values: any order's).      */ \
+  void scale_columns(const uint8_t* x, size_t rows, size_t cols, const float* factors, uint8_t* out,           \
+                     float* row_min = nullptr, float* row_max = nullptr);                                      \
   /* Sums of x^2 and (x - y)^2 over n values. */                                                               \
   void error_sums(const uint8_t* x, const uint8_t* y, size_t n, ErrorSums& e);                                 \
-  /* Error of codes q (and their low bits, when p.bits > 0) of values u (one group's parameters), each */    \
-  /* term weighted by weights[i % period] (or by `weight` when weights is null): sums of w u^2 and */        \
-  /* w (u - (q scale + offset))^2. */                                                                          \
-  void weighted_error(const uint8_t* u, const int8_t* q, size_t n, const Int8Params& p, const float* weights,    \
-                      size_t period, float weight, ErrorSums& e, const uint8_t* low = nullptr);                 \
   /* expand(): n one-byte codes (int8 or uint8) as floats. */                                                  \
   void bytes_to_floats(const uint8_t* q, size_t n, bool is_signed, float* out);                                \
   /* expand(): v[j] = v[j] op operands for a run of n values whose operands are a[j * stride] and */           \

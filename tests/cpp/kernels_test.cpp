@@ -416,6 +416,23 @@ TEST(Kernels, RescaleAndErrorsMatchScalar) {
   k::scalar::scale_columns(v.data, rows, cols, factors.data(), a.data());
   k::scale_columns(v.data, rows, cols, factors.data(), b.data());
   EXPECT_EQ(a, b);
+  // With each row's range: the same products, and the least and largest of each row's products,
+  // for every width (the SIMD loop's tail included).
+  for (const size_t width : {size_t{1}, size_t{3}, size_t{4}, size_t{7}, cols}) {
+    std::vector<float> lo1(rows), hi1(rows), lo2(rows), hi2(rows);
+    std::vector<uint8_t> c(4 * rows * width), d(4 * rows * width);
+    k::scalar::scale_columns(v.data, rows, width, factors.data(), c.data(), lo1.data(), hi1.data());
+    k::scale_columns(v.data, rows, width, factors.data(), d.data(), lo2.data(), hi2.data());
+    EXPECT_EQ(c, d) << width;
+    for (size_t r = 0; r < rows; ++r) {
+      float lo = INFINITY, hi = -INFINITY;
+      for (size_t j = 0; j < width; ++j) lo = std::min(lo, k::load_f32(c.data() + 4 * (r * width + j))), hi = std::max(hi, k::load_f32(c.data() + 4 * (r * width + j)));
+      EXPECT_EQ(lo1[r], lo) << width << " row " << r;
+      EXPECT_EQ(hi1[r], hi) << width << " row " << r;
+      EXPECT_EQ(lo2[r], lo) << width << " row " << r;
+      EXPECT_EQ(hi2[r], hi) << width << " row " << r;
+    }
+  }
   k::scalar::scale(v.data, n, 1.75f, a.data());
   k::scale(v.data, n, 1.75f, b.data());
   EXPECT_EQ(a, b);
@@ -435,44 +452,6 @@ TEST(Kernels, RescaleAndErrorsMatchScalar) {
   ASSERT_TRUE(std::isfinite(b1.signal) && std::isfinite(b1.noise));
   EXPECT_NEAR(b1.signal, b2.signal, 1e-6 * b1.signal);
   EXPECT_NEAR(b1.noise, b2.noise, 1e-6 * b1.noise);
-
-  // Weighted errors of codes, by a weight per position and by a weight per row.
-  std::vector<int8_t> q(n);
-  for (size_t i = 0; i < n; ++i) q[i] = static_cast<int8_t>(static_cast<int>(i * 7919) % 256 - 128);
-  const k::Int8Params p = k::int8_params(-0.2f, 0.3f);
-  std::vector<float> pattern(cols);
-  for (size_t c = 0; c < cols; ++c) pattern[c] = 0.25f + 0.125f * static_cast<float>(c % 8);
-  for (const float* w : {static_cast<const float*>(nullptr), static_cast<const float*>(pattern.data())}) {
-    k::ErrorSums s1, s2;
-    k::scalar::weighted_error(v.data, q.data(), n, p, w, cols, 2.0f, s1);
-    k::weighted_error(v.data, q.data(), n, p, w, cols, 2.0f, s2);
-    EXPECT_NEAR(s1.noise, s2.noise, 1e-6 * s1.noise);
-    EXPECT_NEAR(s1.signal, s2.signal, 1e-6 * s1.signal);
-    double expect = 0;
-    for (size_t i = 0; i < n; ++i) {
-      const double d = v.at(i) - (static_cast<float>(q[i]) * p.scale + p.offset);
-      expect += (w ? w[i % cols] : 2.0) * d * d;
-    }
-    EXPECT_NEAR(s1.noise, expect, 1e-6 * expect);
-  }
-  // And of codes with low bits (two, and eight: values up to 255): the error of the whole code.
-  for (int32_t bits : {2, 8}) {
-    const k::Int8Params fine = k::int8_params(-0.2f, 0.3f, bits);
-    std::vector<uint8_t> low(n);
-    for (size_t i = 0; i < n; ++i) low[i] = static_cast<uint8_t>((i * 31) % (1u << bits));
-    for (const float* w : {static_cast<const float*>(nullptr), static_cast<const float*>(pattern.data())}) {
-      k::ErrorSums s1, s2;
-      k::scalar::weighted_error(v.data, q.data(), n, fine, w, cols, 2.0f, s1, low.data());
-      k::weighted_error(v.data, q.data(), n, fine, w, cols, 2.0f, s2, low.data());
-      EXPECT_NEAR(s1.noise, s2.noise, 1e-6 * s1.noise) << bits;
-      double expect = 0;
-      for (size_t i = 0; i < n; ++i) {
-        const double d = v.at(i) - (static_cast<float>(q[i] * (1 << bits) + low[i]) * fine.scale + fine.offset);
-        expect += (w ? w[i % cols] : 2.0) * d * d;
-      }
-      EXPECT_NEAR(s1.noise, expect, 1e-6 * expect) << bits;
-    }
-  }
 }
 
 TEST(Palette, DeterministicLog2) {
