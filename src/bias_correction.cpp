@@ -82,7 +82,15 @@ struct ReadCodes {
   const uint8_t* low;
   int32_t bits;
   float code(float, uint64_t k) const { return code_at(codes, low, bits, k); }
+  // Value `at` of column group g (columns()).
+  float column(float, uint64_t at, uint64_t) const { return code_at(codes, low, bits, at); }
 #if ONNX_SHRINK_SIMD
+  ONNX_SHRINK_ALWAYS_INLINE kernels::v4::f32 column4(kernels::v4::f32, uint64_t at, uint64_t) const {
+    namespace v4 = kernels::v4;
+    v4::f32 c = v4::load_i8x4_as_float(reinterpret_cast<const uint8_t*>(codes + at));
+    if (low) c = v4::add(v4::mul(c, v4::splat(static_cast<float>(1 << bits))), v4::load_u8x4_as_float(low + at));
+    return c;
+  }
   // The codes of values at ... at + 7, as two quads of floats.
   ONNX_SHRINK_ALWAYS_INLINE void code8(const kernels::v4::f32*, uint64_t at, kernels::v4::f32* out) const {
     namespace v4 = kernels::v4;
@@ -123,6 +131,38 @@ struct MakeCodes {
     const v4::i32 mask = v4::isplat((1 << p->bits) - 1);
     v4::store_u8x8(low + at, v4::band(q[0], mask), v4::band(q[1], mask));
     v4::store_i8x8(c, v4::shr_s(q[0], p->bits), v4::shr_s(q[1], p->bits));
+  }
+#endif
+};
+
+// Codes of columns made here, as kernels::quantize_columns makes them: each column group's inverse
+// scale and zero point as lanes (groups g ... g + 3 side by side), the code range shared.
+struct MakeColumnCodes {
+  int8_t* codes;
+  uint8_t* low;  // when bits > 0
+  const float* inv;
+  const int32_t* zero;
+  int32_t first, last, bits;
+  float column(float v, uint64_t at, uint64_t g) const {
+    int32_t q = static_cast<int32_t>(std::nearbyint(v * inv[g])) + zero[g];
+    q = q < first ? first : q > last ? last : q;
+    codes[at] = static_cast<int8_t>(q >> bits);
+    if (bits) low[at] = static_cast<uint8_t>(q & ((1 << bits) - 1));
+    return static_cast<float>(q);
+  }
+#if ONNX_SHRINK_SIMD
+  ONNX_SHRINK_ALWAYS_INLINE kernels::v4::f32 column4(kernels::v4::f32 x, uint64_t at, uint64_t g) const {
+    namespace v4 = kernels::v4;
+    const v4::f32 s = v4::load(reinterpret_cast<const uint8_t*>(inv + g));
+    const v4::i32 q = v4::imin(v4::imax(v4::iadd(v4::round_to_int(v4::mul(x, s)), v4::load_i32(zero + g)), v4::isplat(first)),
+                               v4::isplat(last));
+    if (bits) {
+      v4::store_u8x4(low + at, v4::band(q, v4::isplat((1 << bits) - 1)));
+      v4::store_i8x4(reinterpret_cast<uint8_t*>(codes + at), v4::shr_s(q, bits));
+    } else {
+      v4::store_i8x4(reinterpret_cast<uint8_t*>(codes + at), q);
+    }
+    return v4::to_float(q);
   }
 #endif
 };
@@ -252,9 +292,12 @@ ONNX_SHRINK_NOINLINE void runs(const Int8Layout& l, uint64_t n, const uint8_t* v
 }
 
 // Groups that are columns (or blocks of rows within columns) of a [rows, channels] matrix, the
-// factor the same along each row: column sums, row by row (as the values lie in memory).
-void columns(const Int8Layout& l, const uint8_t* values, const int8_t* codes, const uint8_t* low, int32_t bits,
-             const float* scales, const float* offsets, const FactorWalk& fw, std::vector<Sums>& sums) {
+// factor the same along each row: column sums, row by row (as the values lie in memory), the codes
+// read or made (ReadCodes or MakeColumnCodes). `e` (when given) gets the sums of (value x factor)^2
+// and (error x factor)^2, row by row.
+template <typename Codes>
+void columns(const Int8Layout& l, const uint8_t* values, const Codes& source, const float* scales, const float* offsets,
+             const FactorWalk& fw, std::vector<Sums>& sums, kernels::ErrorSums* e) {
   const uint64_t c = l.channels;
   // Float sums per column over at most kFlush rows (each in row order, in the SIMD and the scalar
   // loop alike, so every build gets the same bits), then added into the double sums.
@@ -268,41 +311,47 @@ void columns(const Int8Layout& l, const uint8_t* values, const int8_t* codes, co
     float* const sum_df = df.data();
     float* const sum_dff = dff.data();
     int32_t* const any_zero = zero.data();
+    const Codes codes = source;
     for (uint64_t r = begin; r < end; ++r) {
       const float f = static_cast<float>(fw.at(r * c)), ff = f * f;
       const uint64_t first = l.kind == Int8Layout::ColumnBlocks ? (r / l.block) * c : 0;
       const uint8_t* v = values + 4 * r * c;
-      const int8_t* q = codes + r * c;
-      const uint8_t* lq = low ? low + r * c : nullptr;
       const float* scale = scales + first;
       const float* offset = offsets + first;
+      float noise = 0, signal = 0;  // of the row (the report's: any order)
       uint64_t k = 0;
 #if ONNX_SHRINK_SIMD
       // Four columns at a time: the same operations, lane by lane, as the scalar loop below.
-      const kernels::v4::f32 vf = kernels::v4::splat(f), vff = kernels::v4::splat(ff);
-      const kernels::v4::f32 step = kernels::v4::splat(static_cast<float>(1 << bits));
-      for (; k + 4 <= c; k += 4) {
+      {
         namespace v4 = kernels::v4;
-        const v4::f32 x = v4::load(v + 4 * k);
-        v4::f32 code = v4::load_i8x4_as_float(reinterpret_cast<const uint8_t*>(q + k));
-        if (lq) code = v4::add(v4::mul(code, step), v4::load_u8x4_as_float(lq + k));  // exact: at most 8 bits each
-        const v4::f32 u = v4::add(v4::mul(code, v4::load(reinterpret_cast<const uint8_t*>(scale + k))),
-                                  v4::load(reinterpret_cast<const uint8_t*>(offset + k)));
-        const v4::f32 d = v4::sub(x, u);
-        uint8_t* a = reinterpret_cast<uint8_t*>(sum_df + k);
-        uint8_t* b = reinterpret_cast<uint8_t*>(sum_dff + k);
-        v4::store(a, v4::add(v4::load(a), v4::mul(d, vf)));
-        v4::store(b, v4::add(v4::load(b), v4::mul(d, vff)));
-        v4::store_i32(any_zero + k, v4::bor(v4::load_i32(any_zero + k), v4::zero_mask(x)));
+        const v4::f32 vf = v4::splat(f), vff = v4::splat(ff);
+        v4::f32 row_noise = v4::splat(0), row_signal = v4::splat(0);
+        for (; k + 4 <= c; k += 4) {
+          const v4::f32 x = v4::load(v + 4 * k);
+          const v4::f32 code = codes.column4(x, r * c + k, first + k);
+          const v4::f32 u = v4::add(v4::mul(code, v4::load(reinterpret_cast<const uint8_t*>(scale + k))),
+                                    v4::load(reinterpret_cast<const uint8_t*>(offset + k)));
+          const v4::f32 d = v4::sub(x, u);
+          uint8_t* a = reinterpret_cast<uint8_t*>(sum_df + k);
+          uint8_t* b = reinterpret_cast<uint8_t*>(sum_dff + k);
+          v4::store(a, v4::add(v4::load(a), v4::mul(d, vf)));
+          v4::store(b, v4::add(v4::load(b), v4::mul(d, vff)));
+          v4::store_i32(any_zero + k, v4::bor(v4::load_i32(any_zero + k), v4::zero_mask(x)));
+          row_noise = v4::add(row_noise, v4::mul(d, d));
+          row_signal = v4::add(row_signal, v4::mul(x, x));
+        }
+        for (int j = 0; j < 4; ++j) noise += v4::lane(row_noise, j), signal += v4::lane(row_signal, j);
       }
 #endif
       for (; k < c; ++k) {
         const float x = kernels::load_f32(v + 4 * k);
-        const float d = x - (code_at(q, lq, bits, k) * scale[k] + offset[k]);
+        const float d = x - (codes.column(x, r * c + k, first + k) * scale[k] + offset[k]);
         sum_df[k] += d * f;
         sum_dff[k] += d * ff;
         any_zero[k] |= x == 0.0f ? -1 : 0;
+        noise += d * d, signal += x * x;
       }
+      if (e) e->noise += double(ff) * noise, e->signal += double(ff) * signal;
       for (uint64_t k = 0; k < c && l.kind == Int8Layout::ColumnBlocks; ++k) {
         sums[first + k].f += f, sums[first + k].ff += ff;
       }
@@ -355,39 +404,49 @@ uint64_t count_of(const std::vector<int64_t>& dims) {
 ONNX_SHRINK_COLD double correct_offsets(const Int8Layout& l, const std::vector<int64_t>& dims, const uint8_t* values, const int8_t* codes,
                                         const float* factors, const float* scales, float* offsets, const uint8_t* low, int32_t bits,
                                         kernels::ErrorSums* weighted) {
+  // Codes made before are a draw's (code_groups otherwise): the WebAssembly module, which has no
+  // draws, leaves this out.
+  if constexpr (!kRoundingDraws) throw std::logic_error("onnx-shrink: codes are made by code_groups");
   const uint64_t n = count_of(dims);
   std::vector<Sums> sums(l.groups);
   FactorWalk fw(factors, factors ? view_around(dims, l.factor_axis) : AxisView{});
   const bool row_factor = !factors || fw.inner % l.channels == 0;
+  const ReadCodes read{codes, low, bits};
   if (!groups_are_runs(l) && row_factor) {
-    columns(l, values, codes, low, bits, scales, offsets, fw, sums);
+    columns(l, values, read, scales, offsets, fw, sums, nullptr);
   } else if (!groups_are_runs(l)) {
     for (uint64_t k = 0; k < n; ++k) {  // a factor that changes along a row (not made by the chooser)
       const uint64_t g = group_of(l, k);
       sums[g].zero |= kernels::load_f32(values + 4 * k) == 0.0f;
       accumulate(sums[g], error_at(values, codes, low, bits, k, scales[g], offsets[g]), fw.at(k), 1);
     }
-  } else if constexpr (kRoundingDraws) {
-    // Runs whose codes were made before: only a draw's (code_runs otherwise). The
-    // WebAssembly module, which has no draws, leaves this out.
-    StretchFactors stretch_factors(factors, factors ? view_around(dims, l.factor_axis) : AxisView{});
-    const ReadCodes read{codes, low, bits};
-    runs(l, n, values, [&read](uint64_t) { return read; }, scales, offsets, stretch_factors, sums, weighted);
   } else {
-    throw std::logic_error("onnx-shrink: runs are coded by code_runs");
+    StretchFactors stretch_factors(factors, factors ? view_around(dims, l.factor_axis) : AxisView{});
+    runs(l, n, values, [&read](uint64_t) { return read; }, scales, offsets, stretch_factors, sums, weighted);
   }
   return move_offsets(sums, offsets);
 }
 
-ONNX_SHRINK_COLD double code_runs(const Int8Layout& l, const std::vector<int64_t>& dims, const uint8_t* values, const kernels::Int8Params* params,
-                                  int8_t* codes, uint8_t* low, const float* factors, float* offsets, bool correct, kernels::ErrorSums& sums) {
-  if (!groups_are_runs(l)) throw std::logic_error("onnx-shrink: code_runs takes layouts whose groups are runs");
+ONNX_SHRINK_COLD double code_groups(const Int8Layout& l, const std::vector<int64_t>& dims, const uint8_t* values,
+                                    const kernels::Int8Params* params, int8_t* codes, uint8_t* low, const float* factors, float* offsets,
+                                    bool correct, kernels::ErrorSums& sums) {
   std::vector<float> scales(l.groups);
   for (uint64_t g = 0; g < l.groups; ++g) scales[g] = params[g].scale, offsets[g] = params[g].offset;
   std::vector<Sums> group_sums(l.groups);
-  StretchFactors stretch_factors(factors, factors ? view_around(dims, l.factor_axis) : AxisView{});
-  runs(l, count_of(dims), values, [=](uint64_t g) { return MakeCodes{codes, low, params + g}; }, scales.data(), offsets,
-       stretch_factors, group_sums, &sums);
+  const AxisView factor_view = factors ? view_around(dims, l.factor_axis) : AxisView{};
+  if (groups_are_runs(l)) {
+    StretchFactors stretch_factors(factors, factor_view);
+    runs(l, count_of(dims), values, [=](uint64_t g) { return MakeCodes{codes, low, params + g}; }, scales.data(), offsets,
+         stretch_factors, group_sums, &sums);
+  } else {
+    const FactorWalk fw(factors, factor_view);
+    if (factors && fw.inner % l.channels != 0) throw std::logic_error("onnx-shrink: column factors vary along a row");
+    std::vector<float> inv(l.groups);
+    std::vector<int32_t> zero(l.groups);
+    for (uint64_t g = 0; g < l.groups; ++g) inv[g] = params[g].inv_scale, zero[g] = params[g].zero;
+    const MakeColumnCodes make{codes, low, inv.data(), zero.data(), params[0].first(), params[0].last(), params[0].bits};
+    columns(l, values, make, scales.data(), offsets, fw, group_sums, &sums);
+  }
   return correct ? move_offsets(group_sums, offsets) : 0.0;
 }
 

@@ -21,6 +21,8 @@
 
 namespace onnx_shrink {
 
+// For codes made before (a draw's; code_groups below makes and corrects them in one pass; the
+// WebAssembly module has no draws and throws std::logic_error):
 // `values`: the tensor's values as coded (fp32 bytes; divided by the factors when separable),
 // `codes` their codes (the top 8 bits, with `low` their low `bits` bits when bits > 0; `scales` the
 // step of the whole code), `factors` the separable factors (nullptr when there are none). Moves
@@ -33,18 +35,17 @@ double correct_offsets(const Int8Layout& l, const std::vector<int64_t>& dims, co
                        const float* factors, const float* scales, float* offsets, const uint8_t* low = nullptr,
                        int32_t bits = 0, kernels::ErrorSums* weighted = nullptr);
 
-// For layouts whose groups are runs of values (groups_are_runs): the codes of `values` from each
-// group's `params`, as kernels::quantize makes them (their top 8 bits to `codes`; their low bits,
-// when the params have any, to `low`), `offsets` set to the params' offsets, and `sums` the sums
-// of (value x factor)^2 and (error x factor)^2 (factors of 1 when there are none). With `correct`,
-// in the same pass, the sums correct_offsets takes, then the offsets moved as it would move them;
-// returns the change in the squared error (0 without). One pass where kernels::quantize and
-// correct_offsets took two, with the same codes and offsets.
-double code_runs(const Int8Layout& l, const std::vector<int64_t>& dims, const uint8_t* values, const kernels::Int8Params* params,
-                 int8_t* codes, uint8_t* low, const float* factors, float* offsets, bool correct, kernels::ErrorSums& sums);
+// The codes of `values` from each group's `params`, as kernels::quantize and quantize_columns make
+// them (their top 8 bits to `codes`; their low bits, when the params have any, to `low`), `offsets`
+// set to the params' offsets, and `sums` the sums of (value x factor)^2 and (error x factor)^2
+// (factors of 1 when there are none). With `correct`, in the same pass, the sums correct_offsets
+// takes, then the offsets moved as it would move them; returns the change in the squared error (0
+// without). One pass where coding and correct_offsets took two, with the same codes and offsets.
+double code_groups(const Int8Layout& l, const std::vector<int64_t>& dims, const uint8_t* values, const kernels::Int8Params* params,
+                   int8_t* codes, uint8_t* low, const float* factors, float* offsets, bool correct, kernels::ErrorSums& sums);
 
 // Whether a layout's groups are runs of consecutive values (whole tensor, rows, row blocks) rather
-// than columns: the layouts whose offset correction can sum the weighted error.
+// than columns.
 bool groups_are_runs(const Int8Layout& l);
 
 }  // namespace onnx_shrink

@@ -63,8 +63,8 @@ ONNX_SHRINK_COLD std::vector<kernels::Int8Params> uniform_params(const Int8Layou
   return params;
 }
 
-// Codes of a layout whose groups are runs, by kernels::quantize: only for a draw (code_runs
-// otherwise), which compares its error with theirs as quantize sums it.
+// Codes of a layout whose groups are runs, by kernels::quantize: for a draw, which compares its
+// error with theirs as quantize sums it.
 ONNX_SHRINK_COLD void quantized_runs(const Int8Layout& l, const uint8_t* x, uint64_t n, int8_t* out,
                                      const std::vector<kernels::Int8Params>& params, kernels::ErrorSums& e, const float* row_weights,
                                      uint8_t* low) {
@@ -83,16 +83,14 @@ ONNX_SHRINK_COLD void quantized_runs(const Int8Layout& l, const uint8_t* x, uint
   }
 }
 
-// Codes of one uniform layout whose groups are columns (or a draw's: quantized_runs), values in the
-// layout's own domain, and their parameters. `row_weights` (when given, per row of the layout)
+// Codes of one uniform layout for a draw (code_groups otherwise; the WebAssembly module has no draws
+// and no copy of this), values in the layout's own domain, and their parameters. `row_weights` (when given, per row of the layout)
 // weight the error terms of each row. `low` (when the layout has low bits) receives each code's low
 // bits, one per value.
-ONNX_SHRINK_COLD void uniform_codes(const Int8Layout& l, const uint8_t* x, uint64_t n, int8_t* out, std::vector<kernels::Int8Params>& params,
+[[maybe_unused]] ONNX_SHRINK_COLD void uniform_codes(const Int8Layout& l, const uint8_t* x, uint64_t n, int8_t* out, std::vector<kernels::Int8Params>& params,
                                     kernels::ErrorSums& e, const float* row_weights, uint8_t* low) {
   params = uniform_params(l, x, n);
   if (groups_are_runs(l)) {
-    // The WebAssembly module has no draws, and no copy of this.
-    if constexpr (!kRoundingDraws) throw std::logic_error("onnx-shrink: runs are coded by code_runs");
     quantized_runs(l, x, n, out, params, e, row_weights, low);
   } else {
     const uint64_t c = l.channels;
@@ -184,21 +182,23 @@ ONNX_SHRINK_COLD void Encoder::int8(int32_t i) {
       multiply_along(x, t.dims, factor_axis, inverse.data(), normalized_.data(), &rows);
       v = normalized_.data();
     }
-    // The fold form's offsets absorb the mean of their groups' errors (bias_correction.h). Groups
-    // that are runs get their codes in the same pass as the sums for that and for the error (not
-    // with a draw, which redraws codes once made and weighs them against the first codes' error).
+    // The fold form's offsets absorb the mean of their groups' errors (bias_correction.h): the
+    // codes are made in the same pass as the sums for that and for the error (not with a draw, which
+    // redraws codes once made and weighs them against the first codes' error).
     const bool fold = item.form == Form::Fold;
     const float* factors = factor_axis >= 0 ? factors_.data() : nullptr;
     uint8_t* low = nullptr;
     if (l.low_bits) low_.resize(static_cast<size_t>(n)), low = low_.data();
     if (l.codebook) {
       codebook(v, n);
-    } else if (groups_are_runs(l) && !(kRoundingDraws && l.draw)) {
+    } else if (!(kRoundingDraws && l.draw)) {
       const std::vector<kernels::Int8Params> params = uniform_params(l, v, n, &rows);
-      const double change = code_runs(l, t.dims, v, params.data(), codes_.data(), low, factors, offsets_.data(), fold, e);
+      const double change = code_groups(l, t.dims, v, params.data(), codes_.data(), low, factors, offsets_.data(), fold, e);
       e.noise = std::max(0.0, e.noise + change);
       for (uint64_t g = 0; g < l.groups; ++g) scales_[g] = params[g].scale, zeros_[g] = static_cast<int8_t>(params[g].zero);
-    } else {
+    } else if constexpr (kRoundingDraws) {
+      // A draw: the codes first, then redrawn and weighed against the first ones' error as the
+      // kernels sum it, then the offsets corrected.
       std::vector<kernels::Int8Params> params;
       // Separable codes: when the factor is the same along each row, the error where it counts
       // (x = u * factor) is the error of u weighted per row, summed while coding.

@@ -102,6 +102,15 @@ ONNX_SHRINK_ALWAYS_INLINE void store_u8x8(uint8_t* p, i32 a, i32 b) {
   const v128_t h = wasm_i16x8_narrow_i32x4(a, b);
   wasm_v128_store64_lane(p, wasm_u8x16_narrow_i16x8(h, h), 0);
 }
+// And for 4 lanes (4 bytes stored).
+ONNX_SHRINK_ALWAYS_INLINE void store_i8x4(uint8_t* p, i32 a) {
+  const v128_t h = wasm_i16x8_narrow_i32x4(a, a);
+  wasm_v128_store32_lane(p, wasm_i8x16_narrow_i16x8(h, h), 0);
+}
+ONNX_SHRINK_ALWAYS_INLINE void store_u8x4(uint8_t* p, i32 a) {
+  const v128_t h = wasm_i16x8_narrow_i32x4(a, a);
+  wasm_v128_store32_lane(p, wasm_u8x16_narrow_i16x8(h, h), 0);
+}
 // Widening of 4 int8 lanes at p to int32 (the inverse of the above, for the error).
 ONNX_SHRINK_ALWAYS_INLINE i32 load_i8x4(const uint8_t* p) {
   int32_t w;
@@ -186,6 +195,16 @@ ONNX_SHRINK_ALWAYS_INLINE void store_i8x8(uint8_t* p, i32 a, i32 b) {
 ONNX_SHRINK_ALWAYS_INLINE void store_u8x8(uint8_t* p, i32 a, i32 b) {
   const __m128i h = _mm_packs_epi32(a, b);
   _mm_storel_epi64(reinterpret_cast<__m128i*>(p), _mm_packus_epi16(h, h));
+}
+ONNX_SHRINK_ALWAYS_INLINE void store_i8x4(uint8_t* p, i32 a) {
+  const __m128i h = _mm_packs_epi32(a, a);
+  const int32_t w = _mm_cvtsi128_si32(_mm_packs_epi16(h, h));
+  std::memcpy(p, &w, 4);
+}
+ONNX_SHRINK_ALWAYS_INLINE void store_u8x4(uint8_t* p, i32 a) {
+  const __m128i h = _mm_packs_epi32(a, a);
+  const int32_t w = _mm_cvtsi128_si32(_mm_packus_epi16(h, h));
+  std::memcpy(p, &w, 4);
 }
 ONNX_SHRINK_ALWAYS_INLINE i32 load_i8x4(const uint8_t* p) {
   int32_t w;
