@@ -305,24 +305,28 @@ ONNX_SHRINK_COLD void Encoder::codebook(const uint8_t* v, uint64_t n) {
 // alias anything, so the compiler would store and reload the sums for every value.
 namespace {
 
+// Each sum in four, value k into sum k % 4 (in every build), added ((0 + 1) + (2 + 3)) at the end:
+// one running sum made each value wait for the previous one's addition.
 template <typename T, typename Index = uint16_t, bool WithOther = true>
 void map_levels(const uint8_t* x, size_t n, const Index* index, const uint8_t* level_bytes, const float* level_value,
                 const kernels::SeedLevels* other, const float* other_value, uint8_t* seen, uint8_t* out, double* sums) {
-  double sum = 0, error = 0, other_error = 0;
+  double sum[4] = {}, error[4] = {}, other_error[4] = {};
   for (size_t k = 0; k < n; ++k) {
+    const size_t j = k & 3;
     const float v = kernels::load_f32(x + 4 * k);
     const auto level = index[k];
     std::memcpy(out + k * sizeof(T), level_bytes + level * sizeof(T), sizeof(T));
     seen[level] = 1;
     const double dv = double(v) - level_value[level];
-    sum += double(v) * v;
-    error += dv * dv;
+    sum[j] += double(v) * v;
+    error[j] += dv * dv;
     if constexpr (WithOther) {
       const double du = double(v) - other_value[kernels::seed_level(v, *other)];
-      other_error += du * du;
+      other_error[j] += du * du;
     }
   }
-  sums[0] = sum, sums[1] = error, sums[2] = other_error;
+  auto total = [](const double* s) { return (s[0] + s[1]) + (s[2] + s[3]); };
+  sums[0] = total(sum), sums[1] = total(error), sums[2] = total(other_error);
 }
 
 // Calls map(T{}) with T the unsigned type of `bytes` bytes (2, 4 or 8): one instance per size.
