@@ -93,6 +93,17 @@ TEST(Kernels, MinMaxColumnsMatchesScalar) {
       EXPECT_EQ(lo1[c], lo);
     }
   }
+  // A NaN or an infinity anywhere (inside a block of four rows, or in the rows after the blocks).
+  for (const size_t at : {size_t{5 * 16 + 3}, size_t{28 * 16 + 15}}) {
+    for (const float bad : {NAN, INFINITY}) {
+      std::vector<float> m(29 * 16, 0.5f);
+      m[at] = bad;
+      std::vector<float> lo(16, 1e9f), hi(16, -1e9f);
+      bool finite = true;
+      k::minmax_columns(reinterpret_cast<const uint8_t*>(m.data()), 29, 16, lo.data(), hi.data(), finite);
+      EXPECT_FALSE(finite) << at;
+    }
+  }
 }
 
 TEST(Kernels, Int8ParamsKeepZeroExactAndCoverTheRange) {
