@@ -181,3 +181,114 @@ TEST(BiasCorrection, MatMulColumnsWithEightLowBits) {
     EXPECT_NEAR(sum / rows, 0.0, 0.01 * scales[c]) << "column " << c;
   }
 }
+
+// code_groups makes the codes kernels::quantize and quantize_columns make, and moves the offsets
+// as correct_offsets moves them after those: the same bits, for every kind of layout, with and
+// without factors and low bits. Without the correction it leaves the params' offsets.
+namespace {
+
+void check_code_groups(const std::vector<int64_t>& dims, int64_t axis, int64_t factor_axis, uint32_t block, int32_t low_bits) {
+  std::string note;
+  os::Int8Layout l = os::uniform_layout(dims, axis, block, onnx_shrink::Form::Fold, note);
+  l.low_bits = low_bits;
+  uint64_t n = 1;
+  for (int64_t d : dims) n *= static_cast<uint64_t>(d);
+  std::mt19937 rng(7);
+  std::vector<uint8_t> values(4 * n);
+  for (uint64_t i = 0; i < n; ++i) k::store_f32(values.data() + 4 * i, static_cast<float>(rng() / 4294967296.0 - 0.3));
+  if (l.groups > 1) k::store_f32(values.data() + 4 * (n / 3), 0.0f);  // one group with an exact zero
+  std::vector<float> factors;
+  if (factor_axis >= 0) {
+    l.factor_axis = factor_axis;
+    factors.resize(static_cast<size_t>(dims[static_cast<size_t>(factor_axis)]));
+    for (size_t j = 0; j < factors.size(); ++j) factors[j] = 0.5f + 0.25f * static_cast<float>(j % 5);
+  }
+  const float* f = factors.empty() ? nullptr : factors.data();
+  std::vector<float> lo, hi;
+  os::group_ranges(l, values.data(), n, lo, hi);
+  std::vector<k::Int8Params> params(l.groups);
+  std::vector<float> scales(l.groups), offsets(l.groups);
+  for (uint64_t g = 0; g < l.groups; ++g) {
+    params[g] = k::int8_params(lo[g], hi[g], low_bits);
+    scales[g] = params[g].scale, offsets[g] = params[g].offset;
+  }
+  // The kernels' codes, group by group as the layout lays them out.
+  std::vector<int8_t> codes(n);
+  std::vector<uint8_t> low(n);
+  uint8_t* lq = low_bits ? low.data() : nullptr;
+  k::ErrorSums e;
+  const uint8_t* x = values.data();
+  switch (l.kind) {
+    case os::Int8Layout::Tensor:
+      k::quantize(x, n, params[0], codes.data(), e, lq);
+      break;
+    case os::Int8Layout::Rows:
+      for (uint64_t r = 0; r < l.outer * l.channels; ++r) {
+        k::quantize(x + 4 * r * l.inner, l.inner, params[r % l.channels], codes.data() + r * l.inner, e, lq ? lq + r * l.inner : nullptr);
+      }
+      break;
+    case os::Int8Layout::RowBlocks:
+      for (uint64_t g = 0; g < l.groups; ++g) {
+        k::quantize(x + 4 * g * l.block, l.block, params[g], codes.data() + g * l.block, e, lq ? lq + g * l.block : nullptr);
+      }
+      break;
+    default: {
+      const uint64_t c = l.channels, rows = l.kind == os::Int8Layout::Columns ? l.outer : l.block;
+      for (uint64_t b = 0; b < l.groups / c; ++b) {
+        k::quantize_columns(x + 4 * b * rows * c, rows, c, &params[b * c], codes.data() + b * rows * c, e, nullptr,
+                            lq ? lq + b * rows * c : nullptr);
+      }
+    }
+  }
+  const double expected_change = os::correct_offsets(l, dims, x, codes.data(), f, scales.data(), offsets.data(), lq, low_bits);
+
+  std::vector<int8_t> made(n);
+  std::vector<uint8_t> made_low(n);
+  std::vector<float> moved(l.groups), kept(l.groups);
+  k::ErrorSums sums, unused;
+  const double change = os::code_groups(l, dims, x, params.data(), made.data(), low_bits ? made_low.data() : nullptr, f, moved.data(), true, sums);
+  EXPECT_EQ(made, codes);
+  EXPECT_EQ(made_low, low_bits ? low : std::vector<uint8_t>(n));
+  EXPECT_EQ(moved, offsets);
+  EXPECT_EQ(change, expected_change);
+  int changed = 0;
+  for (uint64_t g = 0; g < l.groups; ++g) changed += moved[g] != params[g].offset;
+  EXPECT_GT(changed, 0);
+  // The error sums: (value x factor)^2 and, before the correction, (error x factor)^2.
+  double signal = 0, noise = 0;
+  for (uint64_t i = 0; i < n; ++i) {
+    const uint64_t g = os::group_of(l, i);
+    double fi = 1;
+    if (f) {
+      const os::AxisView v = os::view_around(dims, factor_axis);
+      fi = f[(i / v.inner) % v.extent];
+    }
+    const float code = static_cast<float>(codes[i] * (1 << low_bits) + (low_bits ? low[i] : 0));
+    const double value = k::load_f32(x + 4 * i), d = value - (code * scales[g] + params[g].offset);
+    signal += value * value * fi * fi;
+    noise += d * d * fi * fi;
+  }
+  EXPECT_NEAR(sums.signal, signal, 1e-5 * signal);
+  EXPECT_NEAR(sums.noise, noise, 1e-5 * noise);
+  // Without the correction: the same codes, the params' offsets.
+  std::fill(made.begin(), made.end(), 0);
+  EXPECT_EQ(os::code_groups(l, dims, x, params.data(), made.data(), low_bits ? made_low.data() : nullptr, f, kept.data(), false, unused), 0.0);
+  EXPECT_EQ(made, codes);
+  for (uint64_t g = 0; g < l.groups; ++g) EXPECT_EQ(kept[g], params[g].offset) << g;
+}
+
+}  // namespace
+
+TEST(CodeGroups, ConvRowsWithFactors) { check_code_groups({12, 10, 3, 3}, 0, 1, 0, 0); }
+TEST(CodeGroups, ConvRowsPlainAndWithLowBits) {
+  check_code_groups({12, 10, 3, 3}, 0, -1, 0, 0);
+  check_code_groups({12, 10, 3, 3}, 0, 1, 0, 2);
+}
+TEST(CodeGroups, WholeTensor) { check_code_groups({4099}, 0, -1, 0, 0); }
+TEST(CodeGroups, RowBlocks) { check_code_groups({8, 64}, 0, -1, 16, 0); }
+TEST(CodeGroups, MatMulColumnsWithAndWithoutFactors) {
+  check_code_groups({96, 40}, 1, 0, 0, 0);
+  check_code_groups({96, 40}, 1, -1, 0, 8);
+  check_code_groups({50, 7}, 1, 0, 0, 0);  // columns past the last four
+}
+TEST(CodeGroups, ColumnBlocks) { check_code_groups({64, 12}, 1, -1, 16, 0); }
