@@ -393,12 +393,6 @@ double move_offsets(const std::vector<Sums>& sums, float* offsets) {
   return change;
 }
 
-uint64_t count_of(const std::vector<int64_t>& dims) {
-  uint64_t n = 1;
-  for (int64_t d : dims) n *= static_cast<uint64_t>(d);
-  return n;
-}
-
 }  // namespace
 
 ONNX_SHRINK_COLD double correct_offsets(const Int8Layout& l, const std::vector<int64_t>& dims, const uint8_t* values, const int8_t* codes,
@@ -407,7 +401,7 @@ ONNX_SHRINK_COLD double correct_offsets(const Int8Layout& l, const std::vector<i
   // Codes made before are a draw's (code_groups otherwise): the WebAssembly module, which has no
   // draws, leaves this out.
   if constexpr (!kRoundingDraws) throw std::logic_error("onnx-shrink: codes are made by code_groups");
-  const uint64_t n = count_of(dims);
+  const uint64_t n = element_count(dims);
   std::vector<Sums> sums(l.groups);
   FactorWalk fw(factors, factors ? view_around(dims, l.factor_axis) : AxisView{});
   const bool row_factor = !factors || fw.inner % l.channels == 0;
@@ -436,7 +430,7 @@ ONNX_SHRINK_COLD double code_groups(const Int8Layout& l, const std::vector<int64
   const AxisView factor_view = factors ? view_around(dims, l.factor_axis) : AxisView{};
   if (groups_are_runs(l)) {
     StretchFactors stretch_factors(factors, factor_view);
-    runs(l, count_of(dims), values, [=](uint64_t g) { return MakeCodes{codes, low, params + g}; }, scales.data(), offsets,
+    runs(l, element_count(dims), values, [=](uint64_t g) { return MakeCodes{codes, low, params + g}; }, scales.data(), offsets,
          stretch_factors, group_sums, &sums);
   } else {
     const FactorWalk fw(factors, factor_view);

@@ -52,6 +52,8 @@ double uniform_noise(float lo, float hi, double count) {
 
 }  // namespace
 
+uint64_t element_count(const std::vector<int64_t>& dims) { return product(dims, 0, dims.size()); }
+
 ONNX_SHRINK_COLD AxisMaxima axis_maxima(const uint8_t* x, const std::vector<int64_t>& dims, int64_t axis) {
   // One per slice whatever their size (uniform_layout gives slices of under 8 values one scale for
   // the whole tensor: factors made from that were one, where a slice's worth were read).

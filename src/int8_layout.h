@@ -90,6 +90,9 @@ struct AxisMaxima {
 };
 AxisMaxima axis_maxima(const uint8_t* x, const std::vector<int64_t>& dims, int64_t axis);
 
+// The number of values of a tensor of these dimensions.
+uint64_t element_count(const std::vector<int64_t>& dims);
+
 // The separable or codebook factors of a tensor (length factor_count()), from `known` when it holds
 // the maxima along the factor axis.
 std::vector<float> layout_factors(const Int8Layout& l, const uint8_t* x, const std::vector<int64_t>& dims,

@@ -191,8 +191,7 @@ void check_code_groups(const std::vector<int64_t>& dims, int64_t axis, int64_t f
   std::string note;
   os::Int8Layout l = os::uniform_layout(dims, axis, block, onnx_shrink::Form::Fold, note);
   l.low_bits = low_bits;
-  uint64_t n = 1;
-  for (int64_t d : dims) n *= static_cast<uint64_t>(d);
+  const uint64_t n = os::element_count(dims);
   std::mt19937 rng(7);
   std::vector<uint8_t> values(4 * n);
   for (uint64_t i = 0; i < n; ++i) k::store_f32(values.data() + 4 * i, static_cast<float>(rng() / 4294967296.0 - 0.3));

@@ -23,18 +23,12 @@ std::vector<uint8_t> values(uint64_t n, uint32_t seed) {
   return x;
 }
 
-uint64_t product(const std::vector<int64_t>& dims) {
-  uint64_t n = 1;
-  for (int64_t d : dims) n *= static_cast<uint64_t>(d);
-  return n;
-}
-
 }  // namespace
 
 TEST(Int8Layout, FactorsAndDivisionAlongEveryAxisMatchPlainLoops) {
   const std::vector<std::vector<int64_t>> shapes = {{7, 5, 3, 3}, {6, 9, 1, 3}, {4, 3, 33}, {37, 13}, {5, 2, 7, 17}};
   for (const std::vector<int64_t>& dims : shapes) {
-    const uint64_t n = product(dims);
+    const uint64_t n = os::element_count(dims);
     const std::vector<uint8_t> x = values(n, static_cast<uint32_t>(n));
     for (int64_t axis = 0; axis < static_cast<int64_t>(dims.size()); ++axis) {
       const os::AxisView v = os::view_around(dims, axis);
