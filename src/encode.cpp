@@ -71,24 +71,28 @@ ONNX_SHRINK_COLD void quantized_runs(const Int8Layout& l, const uint8_t* x, uint
   auto low_at = [&](uint64_t k) { return low ? low + k : nullptr; };
   if (l.kind == Int8Layout::Tensor) return kernels::quantize(x, static_cast<size_t>(n), params[0], out, e, low);
   if (l.kind == Int8Layout::RowBlocks) {
-    for (uint64_t g = 0; g < l.groups; ++g) kernels::quantize(x + 4 * g * l.block, l.block, params[g], out + g * l.block, e, low_at(g * l.block));
+    for (uint64_t g = 0; g < l.groups; ++g) {
+      kernels::quantize(x + 4 * g * l.block, l.block, params[g], out + g * l.block, e, low_at(g * l.block));
+    }
     return;
   }
   for (uint64_t r = 0; r < l.outer * l.channels; ++r) {  // Rows
     kernels::ErrorSums row;
-    kernels::quantize(x + 4 * r * l.inner, static_cast<size_t>(l.inner), params[r % l.channels], out + r * l.inner, row, low_at(r * l.inner));
+    kernels::quantize(x + 4 * r * l.inner, static_cast<size_t>(l.inner), params[r % l.channels], out + r * l.inner, row,
+                      low_at(r * l.inner));
     const double w = row_weights ? row_weights[r] : 1.0;
     e.signal += w * row.signal;
     e.noise += w * row.noise;
   }
 }
 
-// Codes of one uniform layout for a draw (code_groups otherwise; the WebAssembly module has no draws
-// and no copy of this), values in the layout's own domain, and their parameters. `row_weights` (when given, per row of the layout)
-// weight the error terms of each row. `low` (when the layout has low bits) receives each code's low
-// bits, one per value.
-[[maybe_unused]] ONNX_SHRINK_COLD void uniform_codes(const Int8Layout& l, const uint8_t* x, uint64_t n, int8_t* out, std::vector<kernels::Int8Params>& params,
-                                    kernels::ErrorSums& e, const float* row_weights, uint8_t* low) {
+// Codes of one uniform layout for a draw (code_groups otherwise; the WebAssembly module has no
+// draws and no copy of this), values in the layout's own domain, and their parameters.
+// `row_weights` (when given, per row of the layout) weight the error terms of each row. `low` (when
+// the layout has low bits) receives each code's low bits, one per value.
+[[maybe_unused]] ONNX_SHRINK_COLD void uniform_codes(const Int8Layout& l, const uint8_t* x, uint64_t n, int8_t* out,
+                                                     std::vector<kernels::Int8Params>& params, kernels::ErrorSums& e,
+                                                     const float* row_weights, uint8_t* low) {
   params = uniform_params(l, x, n);
   if (groups_are_runs(l)) {
     quantized_runs(l, x, n, out, params, e, row_weights, low);

@@ -392,8 +392,8 @@ ONNX_SHRINK_COLD std::vector<float> layout_factors(const Int8Layout& l, const ui
   return m;
 }
 
-ONNX_SHRINK_COLD void multiply_along(const uint8_t* x, const std::vector<int64_t>& dims, int64_t axis, const float* factors, uint8_t* out,
-                                     RowRanges* rows) {
+ONNX_SHRINK_COLD void multiply_along(const uint8_t* x, const std::vector<int64_t>& dims, int64_t axis, const float* factors,
+                                     uint8_t* out, RowRanges* rows) {
   const AxisView v = view_around(dims, axis);
   if (rows) rows->lo.clear(), rows->hi.clear();
   const bool short_runs = v.inner > 1 && v.inner < 16 && v.extent * v.inner <= kShortRunColumns;
@@ -405,8 +405,9 @@ ONNX_SHRINK_COLD void multiply_along(const uint8_t* x, const std::vector<int64_t
       for (uint64_t c = 0; c < columns.size(); ++c) columns[c] = factors[c / v.inner];
     }
     if (rows) rows->lo.resize(v.outer), rows->hi.resize(v.outer);
-    kernels::scale_columns(x, static_cast<size_t>(v.outer), static_cast<size_t>(v.extent * v.inner), short_runs ? columns.data() : factors,
-                           out, rows ? rows->lo.data() : nullptr, rows ? rows->hi.data() : nullptr);
+    kernels::scale_columns(x, static_cast<size_t>(v.outer), static_cast<size_t>(v.extent * v.inner),
+                           short_runs ? columns.data() : factors, out, rows ? rows->lo.data() : nullptr,
+                           rows ? rows->hi.data() : nullptr);
     return;
   }
   for (uint64_t o = 0; o < v.outer; ++o) {

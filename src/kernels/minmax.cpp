@@ -85,7 +85,8 @@ inline void minmax_columns_whole(const uint8_t* x, size_t rows, size_t cols, flo
     for (size_t c = 0; c < wide; c += 4) {
       const uint8_t* p = row + 4 * c;
       const v4::f32 a = v4::load(p), b = v4::load(p + stride), d = v4::load(p + 2 * stride), e = v4::load(p + 3 * stride);
-      bad = v4::bor(bad, v4::bor(v4::bor(v4::nonfinite_mask(a), v4::nonfinite_mask(b)), v4::bor(v4::nonfinite_mask(d), v4::nonfinite_mask(e))));
+      bad = v4::bor(bad, v4::bor(v4::bor(v4::nonfinite_mask(a), v4::nonfinite_mask(b)),
+                                 v4::bor(v4::nonfinite_mask(d), v4::nonfinite_mask(e))));
       uint8_t* lo = reinterpret_cast<uint8_t*>(mins + c);
       uint8_t* hi = reinterpret_cast<uint8_t*>(maxs + c);
       v4::store(lo, v4::min(v4::min(v4::load(lo), v4::min(a, b)), v4::min(d, e)));

@@ -245,7 +245,8 @@ void check_code_groups(const std::vector<int64_t>& dims, int64_t axis, int64_t f
   std::vector<uint8_t> made_low(n);
   std::vector<float> moved(l.groups), kept(l.groups);
   k::ErrorSums sums, unused;
-  const double change = os::code_groups(l, dims, x, params.data(), made.data(), low_bits ? made_low.data() : nullptr, f, moved.data(), true, sums);
+  uint8_t* made_lq = low_bits ? made_low.data() : nullptr;
+  const double change = os::code_groups(l, dims, x, params.data(), made.data(), made_lq, f, moved.data(), true, sums);
   EXPECT_EQ(made, codes);
   EXPECT_EQ(made_low, low_bits ? low : std::vector<uint8_t>(n));
   EXPECT_EQ(moved, offsets);
@@ -271,7 +272,7 @@ void check_code_groups(const std::vector<int64_t>& dims, int64_t axis, int64_t f
   EXPECT_NEAR(sums.noise, noise, 1e-5 * noise);
   // Without the correction: the same codes, the params' offsets.
   std::fill(made.begin(), made.end(), 0);
-  EXPECT_EQ(os::code_groups(l, dims, x, params.data(), made.data(), low_bits ? made_low.data() : nullptr, f, kept.data(), false, unused), 0.0);
+  EXPECT_EQ(os::code_groups(l, dims, x, params.data(), made.data(), made_lq, f, kept.data(), false, unused), 0.0);
   EXPECT_EQ(made, codes);
   for (uint64_t g = 0; g < l.groups; ++g) EXPECT_EQ(kept[g], params[g].offset) << g;
 }

@@ -437,7 +437,10 @@ TEST(Kernels, RescaleAndErrorsMatchScalar) {
     EXPECT_EQ(c, d) << width;
     for (size_t r = 0; r < rows; ++r) {
       float lo = INFINITY, hi = -INFINITY;
-      for (size_t j = 0; j < width; ++j) lo = std::min(lo, k::load_f32(c.data() + 4 * (r * width + j))), hi = std::max(hi, k::load_f32(c.data() + 4 * (r * width + j)));
+      for (size_t j = 0; j < width; ++j) {
+        const float p = k::load_f32(c.data() + 4 * (r * width + j));
+        lo = std::min(lo, p), hi = std::max(hi, p);
+      }
       EXPECT_EQ(lo1[r], lo) << width << " row " << r;
       EXPECT_EQ(hi1[r], hi) << width << " row " << r;
       EXPECT_EQ(lo2[r], lo) << width << " row " << r;
