@@ -7,7 +7,6 @@
 #include "cold.h"
 #include "kernels/simd.h"
 #include "kernels/slices.h"
-#include "rounding_draw.h"
 
 namespace onnx_shrink {
 
@@ -398,9 +397,6 @@ double move_offsets(const std::vector<Sums>& sums, float* offsets) {
 ONNX_SHRINK_COLD double correct_offsets(const Int8Layout& l, const std::vector<int64_t>& dims, const uint8_t* values, const int8_t* codes,
                                         const float* factors, const float* scales, float* offsets, const uint8_t* low, int32_t bits,
                                         kernels::ErrorSums* weighted) {
-  // Codes made before are a draw's (code_groups otherwise): the WebAssembly module, which has no
-  // draws, leaves this out.
-  if constexpr (!kRoundingDraws) throw std::logic_error("onnx-shrink: codes are made by code_groups");
   const uint64_t n = element_count(dims);
   std::vector<Sums> sums(l.groups);
   FactorWalk fw(factors, factors ? view_around(dims, l.factor_axis) : AxisView{});

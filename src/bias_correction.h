@@ -21,8 +21,8 @@
 
 namespace onnx_shrink {
 
-// For codes made before (a draw's; code_groups below makes and corrects them in one pass; the
-// WebAssembly module has no draws and throws std::logic_error):
+// For codes made before (the engine's only such codes are a draw's, in the native build: code_groups
+// below makes and corrects codes in one pass):
 // `values`: the tensor's values as coded (fp32 bytes; divided by the factors when separable),
 // `codes` their codes (the top 8 bits, with `low` their low `bits` bits when bits > 0; `scales` the
 // step of the whole code), `factors` the separable factors (nullptr when there are none). Moves
