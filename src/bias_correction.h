@@ -37,8 +37,8 @@ double correct_offsets(const Int8Layout& l, const std::vector<int64_t>& dims, co
 
 // The codes of `values` from each group's `params`, as kernels::quantize and quantize_columns make
 // them (their top 8 bits to `codes`; their low bits, when the params have any, to `low`), `offsets`
-// set to the params' offsets, and `sums` the sums of (value x factor)^2 and (error x factor)^2
-// (factors of 1 when there are none). With `correct`, in the same pass, the sums correct_offsets
+// set to the params' offsets, and `sums` the sums of (value x factor)^2 and, with those offsets,
+// (error x factor)^2 (factors of 1 when there are none; added to, in any order). With `correct`, in the same pass, the sums correct_offsets
 // takes, then the offsets moved as it would move them; returns the change in the squared error (0
 // without). One pass where coding and correct_offsets took two, with the same codes and offsets.
 double code_groups(const Int8Layout& l, const std::vector<int64_t>& dims, const uint8_t* values, const kernels::Int8Params* params,
