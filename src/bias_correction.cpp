@@ -91,15 +91,8 @@ struct ReadCodes {
     return c;
   }
   // The codes of values at ... at + 7, as two quads of floats.
-  ONNX_SHRINK_ALWAYS_INLINE void code8(const kernels::v4::f32*, uint64_t at, kernels::v4::f32* out) const {
-    namespace v4 = kernels::v4;
-    const v4::f32 step = v4::splat(static_cast<float>(1 << bits));
-    for (int h = 0; h < 2; ++h) {
-      const uint64_t k = at + 4 * h;
-      v4::f32 c = v4::load_i8x4_as_float(reinterpret_cast<const uint8_t*>(codes + k));
-      if (low) c = v4::add(v4::mul(c, step), v4::load_u8x4_as_float(low + k));
-      out[h] = c;
-    }
+  ONNX_SHRINK_ALWAYS_INLINE void code8(const kernels::v4::f32* x, uint64_t at, kernels::v4::f32* out) const {
+    for (int h = 0; h < 2; ++h) out[h] = column4(x[h], at + 4 * h, 0);
   }
 #endif
 };
@@ -109,8 +102,7 @@ struct MakeCodes {
   uint8_t* low;  // when p.bits > 0
   const kernels::Int8Params* p;
   float code(float v, uint64_t k) const {
-    int32_t q = static_cast<int32_t>(std::nearbyint(v * p->inv_scale)) + p->zero;
-    q = q < p->first() ? p->first() : q > p->last() ? p->last() : q;
+    const int32_t q = kernels::code_of(v, p->inv_scale, p->zero, p->first(), p->last());
     codes[k] = static_cast<int8_t>(q >> p->bits);  // arithmetic shift: the floor, for negative codes too
     if (p->bits) low[k] = static_cast<uint8_t>(q & ((1 << p->bits) - 1));
     return static_cast<float>(q);
@@ -122,7 +114,7 @@ struct MakeCodes {
     const v4::i32 zero = v4::isplat(p->zero), first = v4::isplat(p->first()), last = v4::isplat(p->last());
     v4::i32 q[2];
     for (int h = 0; h < 2; ++h) {
-      q[h] = v4::imin(v4::imax(v4::iadd(v4::round_to_int(v4::mul(x[h], inv)), zero), first), last);
+      q[h] = kernels::codes_of(x[h], inv, zero, first, last);
       out[h] = v4::to_float(q[h]);
     }
     uint8_t* c = reinterpret_cast<uint8_t*>(codes + at);
@@ -143,8 +135,7 @@ struct MakeColumnCodes {
   const int32_t* zero;
   int32_t first, last, bits;
   float column(float v, uint64_t at, uint64_t g) const {
-    int32_t q = static_cast<int32_t>(std::nearbyint(v * inv[g])) + zero[g];
-    q = q < first ? first : q > last ? last : q;
+    const int32_t q = kernels::code_of(v, inv[g], zero[g], first, last);
     codes[at] = static_cast<int8_t>(q >> bits);
     if (bits) low[at] = static_cast<uint8_t>(q & ((1 << bits) - 1));
     return static_cast<float>(q);
@@ -153,8 +144,7 @@ struct MakeColumnCodes {
   ONNX_SHRINK_ALWAYS_INLINE kernels::v4::f32 column4(kernels::v4::f32 x, uint64_t at, uint64_t g) const {
     namespace v4 = kernels::v4;
     const v4::f32 s = v4::load(reinterpret_cast<const uint8_t*>(inv + g));
-    const v4::i32 q = v4::imin(v4::imax(v4::iadd(v4::round_to_int(v4::mul(x, s)), v4::load_i32(zero + g)), v4::isplat(first)),
-                               v4::isplat(last));
+    const v4::i32 q = kernels::codes_of(x, s, v4::load_i32(zero + g), v4::isplat(first), v4::isplat(last));
     if (bits) {
       v4::store_u8x4(low + at, v4::band(q, v4::isplat((1 << bits) - 1)));
       v4::store_i8x4(reinterpret_cast<uint8_t*>(codes + at), v4::shr_s(q, bits));
@@ -264,10 +254,10 @@ class StretchFactors {
 // A run goes a stretch at a time (a multiple of 8 values long, so that each value keeps its sum),
 // with each value's factor beside it: no walk, segment by segment, over short stretches of one
 // factor (a conv kernel's 3x3 values per input channel). Runs up to a stretch long are one stretch
-// each, so that the rows of a conv kernel all use the same factors. `codes_of(g)`: group g's codes
+// each, so that the rows of a conv kernel all use the same factors. `group_codes(g)`: group g's codes
 // (ReadCodes or MakeCodes).
-template <typename CodesOf>
-ONNX_SHRINK_NOINLINE void runs(const Int8Layout& l, uint64_t n, const uint8_t* values, const CodesOf& codes_of, const float* scales,
+template <typename GroupCodes>
+ONNX_SHRINK_NOINLINE void runs(const Int8Layout& l, uint64_t n, const uint8_t* values, const GroupCodes& group_codes, const float* scales,
                                const float* offsets, StretchFactors& factors, std::vector<Sums>& sums, kernels::ErrorSums* weighted) {
   const uint64_t length = l.kind == Int8Layout::Tensor ? n : l.kind == Int8Layout::Rows ? l.inner : l.block;
   constexpr uint64_t kStretch = 32768;  // 128 KB of factors
@@ -275,7 +265,7 @@ ONNX_SHRINK_NOINLINE void runs(const Int8Layout& l, uint64_t n, const uint8_t* v
     const uint64_t g = l.kind == Int8Layout::Tensor ? 0 : l.kind == Int8Layout::Rows ? r % l.channels : r;
     Sums& s = sums[g];
     LaneSums lanes;
-    const auto codes = codes_of(g);
+    const auto codes = group_codes(g);
     // Stretches as calls of their own (kernels/slices.h): lane_sums inlined in each.
     kernels::for_slices(static_cast<size_t>(length), kStretch, [&](size_t b, size_t e) {
       const uint64_t k = start + b, count = e - b;

@@ -53,6 +53,20 @@ struct Int8Params {
 // and, with 8, `bits` low bits below them.
 Int8Params int8_params(float min, float max, int32_t bits = 0, uint32_t code_bits = 8);
 
+// A value's whole code, clamp(round(v * inv_scale) + zero, first, last), rounding to nearest with
+// ties to even as the SIMD lanes do: the one formula of every 8-bit coder (kernels::quantize and
+// the offset correction's pass, bias_correction.cpp).
+inline int32_t code_of(float v, float inv_scale, int32_t zero, int32_t first, int32_t last) {
+  const int32_t q = static_cast<int32_t>(std::nearbyint(v * inv_scale)) + zero;
+  return q < first ? first : q > last ? last : q;
+}
+#if ONNX_SHRINK_SIMD
+// The same for four lanes.
+ONNX_SHRINK_ALWAYS_INLINE v4::i32 codes_of(v4::f32 v, v4::f32 inv_scale, v4::i32 zero, v4::i32 first, v4::i32 last) {
+  return v4::imin(v4::imax(v4::iadd(v4::round_to_int(v4::mul(v, inv_scale)), zero), first), last);
+}
+#endif
+
 // The original Shrink Ray's palette ("float levels"): q = trunc(clip(round(x * inverse * steps) + zero,
 // -half, half - 1)), in float32 as its numpy code computes it; the value is then (q - zero) * scale.
 struct SeedLevels {

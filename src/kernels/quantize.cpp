@@ -58,8 +58,7 @@ void quantize(const uint8_t* x, size_t n, const Int8Params& p, int8_t* out, Erro
   double signal = 0, noise = 0;
   for (size_t i = 0; i < n; ++i) {
     const float v = load_f32(x + 4 * i);
-    int32_t q = static_cast<int32_t>(std::nearbyint(v * p.inv_scale)) + p.zero;
-    q = q < first ? first : q > last ? last : q;
+    const int32_t q = code_of(v, p.inv_scale, p.zero, first, last);
     out[i] = static_cast<int8_t>(q >> p.bits);  // arithmetic shift: the floor, for negative codes too
     if (p.bits) low[i] = static_cast<uint8_t>(q & mask);
     const float d = v - (static_cast<float>(q) * p.scale + p.offset);
@@ -143,7 +142,7 @@ struct CodeRange {
 // Codes (clamped) and error of 4 values.
 ONNX_SHRINK_ALWAYS_INLINE v4::i32 code4(v4::f32 v, v4::f32 inv, v4::i32 zero, v4::f32 scale, v4::f32 offset,
                                         const CodeRange& range, LaneSums& sums) {
-  const v4::i32 q = v4::imin(v4::imax(v4::iadd(v4::round_to_int(v4::mul(v, inv)), zero), range.first), range.last);
+  const v4::i32 q = codes_of(v, inv, zero, range.first, range.last);
   sums.add(v, v4::sub(v, v4::add(v4::mul(v4::to_float(q), scale), offset)));
   return q;
 }
