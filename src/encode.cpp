@@ -309,12 +309,21 @@ ONNX_SHRINK_COLD void Encoder::codebook(const uint8_t* v, uint64_t n) {
 // alias anything, so the compiler would store and reload the sums for every value.
 namespace {
 
-// Each sum in four, value k into sum k % 4 (in every build), added ((0 + 1) + (2 + 3)) at the end:
-// one running sum made each value wait for the previous one's addition.
+// A mapping's sums (the values' squares, their errors, and the errors of the other levels), each
+// in four: value k into sum k % 4 (in every build), added ((0 + 1) + (2 + 3)) at the end. One
+// running sum made each value wait for the previous one's addition. Carried from block to block.
+struct MapSums {
+  double signal[4] = {}, error[4] = {}, other_error[4] = {};
+  void total(double* sums) const {
+    auto total = [](const double* s) { return (s[0] + s[1]) + (s[2] + s[3]); };
+    sums[0] = total(signal), sums[1] = total(error), sums[2] = total(other_error);
+  }
+};
+
+// Maps n values (n a multiple of 4 unless they are the last) to their levels' bytes.
 template <typename T, typename Index = uint16_t, bool WithOther = true>
 void map_levels(const uint8_t* x, size_t n, const Index* index, const uint8_t* level_bytes, const float* level_value,
-                const kernels::SeedLevels* other, const float* other_value, uint8_t* seen, uint8_t* out, double* sums) {
-  double sum[4] = {}, error[4] = {}, other_error[4] = {};
+                const kernels::SeedLevels* other, const float* other_value, uint8_t* seen, uint8_t* out, MapSums& s) {
   for (size_t k = 0; k < n; ++k) {
     const size_t j = k & 3;
     const float v = kernels::load_f32(x + 4 * k);
@@ -322,15 +331,13 @@ void map_levels(const uint8_t* x, size_t n, const Index* index, const uint8_t* l
     std::memcpy(out + k * sizeof(T), level_bytes + level * sizeof(T), sizeof(T));
     seen[level] = 1;
     const double dv = double(v) - level_value[level];
-    sum[j] += double(v) * v;
-    error[j] += dv * dv;
+    s.signal[j] += double(v) * v;
+    s.error[j] += dv * dv;
     if constexpr (WithOther) {
       const double du = double(v) - other_value[kernels::seed_level(v, *other)];
-      other_error[j] += du * du;
+      s.other_error[j] += du * du;
     }
   }
-  auto total = [](const double* s) { return (s[0] + s[1]) + (s[2] + s[3]); };
-  sums[0] = total(sum), sums[1] = total(error), sums[2] = total(other_error);
 }
 
 // Calls map(T{}) with T the unsigned type of `bytes` bytes (2, 4 or 8): one instance per size.
@@ -422,10 +429,12 @@ ONNX_SHRINK_COLD void Encoder::palette(int32_t i, const Payload& payload, Sink& 
     }
     std::vector<uint8_t> seen(count, 0);
     double sums[3] = {};
+    MapSums s;
     by_element_size(bytes, [&](auto element) {
       map_levels<decltype(element)>(x, n, indices_.data(), level_bytes.data(), stored.data(), &sl, uniform_values.data(),
-                                    seen.data(), out_.data(), sums);
+                                    seen.data(), out_.data(), s);
     });
+    s.total(sums);
     signal = sums[0], noise = sums[1], uniform_noise = sums[2];
     for (uint8_t flag : seen) used += flag;
   }
@@ -446,12 +455,19 @@ ONNX_SHRINK_COLD void Encoder::palette(int32_t i, const Payload& payload, Sink& 
         sums[1] += dv * dv;
       }
     } else {
-      seed_.resize(n);
-      kernels::seed_levels(x, n, sl, seed_.data());
+      // A block of values at a time: their levels are still in L1 when they are mapped.
+      constexpr size_t kBlock = 4096;  // a multiple of 4: the sums' lanes go on across blocks
+      seed_.resize(std::min<size_t>(n, kBlock));
+      MapSums s;
       by_element_size(bytes, [&](auto element) {
-        map_levels<decltype(element), int32_t, false>(x, n, seed_.data(), level_bytes.data(), stored.data(), nullptr, nullptr,
-                                                      seen.data(), out_.data(), sums);
+        for (size_t b = 0; b < n; b += kBlock) {
+          const size_t m = std::min(kBlock, n - b);
+          kernels::seed_levels(x + 4 * b, m, sl, seed_.data());
+          map_levels<decltype(element), int32_t, false>(x + 4 * b, m, seed_.data(), level_bytes.data(), stored.data(), nullptr,
+                                                        nullptr, seen.data(), out_.data() + b * bytes, s);
+        }
       });
+      s.total(sums);
     }
     signal = sums[0], noise = sums[1];
     d.scheme = "uniform";
