@@ -261,16 +261,13 @@ function failures() {
   };
 }
 
-// Bytes of at least AS_READER given to shrink() or inspect() reach the engine as a reader, a tensor
-// at a time, instead of copied whole into WebAssembly memory, whose fresh pages a process's first
-// call pays for: the 151.5 MB conv stack's first shrink in Node took 310-337 ms against 389-402 ms,
-// in 33 MB of WebAssembly memory against 188 MB (BENCHMARKS.md, "2026-11-27, late evening").
-// expand() keeps the copy: read through a reader, its first call on the conv stack's 39 MB output
-// was slower (277-321 ms against 235-285 ms).
+// Bytes of at least AS_READER reach the engine as a reader, a tensor at a time, instead of copied
+// whole into WebAssembly memory, whose fresh pages a process's first call pays for: the 151.5 MB
+// conv stack's first shrink in Node took 337-389 ms against 393-475 ms (medians 339 and 412), in
+// 33 MB of WebAssembly memory against 188 MB; the first expand() of its 39 MB output 207-315 ms
+// against 227-337 ms, in 33 MB against 53 MB (BENCHMARKS.md, "2026-11-27, late evening").
 const AS_READER = 32 << 20;
-function readAsReader(what) {
-  return (prepared) => (what !== 'expand' && prepared.bytes && prepared.bytes.byteLength >= AS_READER ? partsReader([prepared.bytes]) : prepared);
-}
+const asSource = (prepared) => (prepared.bytes && prepared.bytes.byteLength >= AS_READER ? partsReader([prepared.bytes]) : prepared);
 
 // A prepared input as the engine's source: bytes are placed in the wasm heap once.
 function toSource(module, prepared, owned, guard, what) {
@@ -350,7 +347,6 @@ export function createApi(loadWasm, pathHint = (name) => `pass the model's bytes
       for (const [name, value] of Object.entries(options.external)) externals.set(name, await prepare(value, `external data '${name}'`, pathHint));
     }
     const module = await loading;
-    const source = readAsReader(what);
     const owned = [];
     const failed = failures();
     const { guard } = failed;
@@ -358,14 +354,14 @@ export function createApi(loadWasm, pathHint = (name) => `pass the model's bytes
       const out = collector(module, options.onModelData, guard, 'writing the model');
       const external = collector(module, options.onExternalData, guard, 'writing the external data');
       const io = {
-        model: toSource(module, source(model), owned, guard, 'reading the model'),
+        model: toSource(module, asSource(model), owned, guard, 'reading the model'),
         external: guard((name) => {
           let value = externals.get(name);
           if (!value && typeof options.external === 'function') {
             const given = options.external(name);
             if (given != null) value = syncSource(given, `external data '${name}'`, pathHint);
           }
-          return value ? toSource(module, source(value), owned, guard, `reading external data '${name}'`) : null;
+          return value ? toSource(module, asSource(value), owned, guard, `reading external data '${name}'`) : null;
         }, false, 'finding external data'),
         progress: guard((fraction, stage) => {
           if (signal?.aborted) return false;

@@ -1,10 +1,9 @@
-// A model of 32 MB or more given to shrink() as bytes reaches the engine as a reader, a tensor at
-// a time (bindings/js/core.js, AS_READER), not copied whole into WebAssembly memory. This file runs
+// A model of 32 MB or more given as bytes reaches the engine as a reader, a tensor at a time (bindings/js/core.js, AS_READER), not copied whole into WebAssembly memory. This file runs
 // in its own process (node --test), so the module's memory is this test's alone.
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { test } from 'node:test';
-import { shrink, wasmMemory } from '../../bindings/js/index.node.js';
+import { expand, shrink, wasmMemory } from '../../bindings/js/index.node.js';
 import { field, node, number, str, valueInfo, varint } from './onnx_writer.mjs';
 
 // Joins byte arrays (numbers arrays or Uint8Arrays) into one Uint8Array.
@@ -33,7 +32,7 @@ function matmulChain(count, size) {
   return join([number(1, 7), field(8, [...str(1, ''), ...number(2, 13)]), bigField(7, graph)]);
 }
 
-test('bytes of 32 MB or more are read a tensor at a time: the module grows by far less than the model', async () => {
+test('bytes of 32 MB or more are read a tensor at a time by shrink() and expand(): the module grows by far less than the model', async () => {
   const bytes = matmulChain(9, 1024);  // 37.7 MB
   assert.ok(bytes.byteLength > 32 << 20);
   const digest = createHash('sha256').update(bytes).digest('hex');
@@ -47,4 +46,8 @@ test('bytes of 32 MB or more are read a tensor at a time: the module grows by fa
   const reader = { size: bytes.byteLength, read: (offset, length) => bytes.slice(offset, offset + length) };
   assert.deepEqual((await shrink(reader)).model, model);
   assert.equal(createHash('sha256').update(bytes).digest('hex'), digest);
+  // expand() reads them the same way: a model with nothing to expand comes back byte for byte.
+  assert.deepEqual(await expand(bytes), bytes);
+  const after = await wasmMemory();
+  assert.ok(after < bytes.byteLength, `after expand(), WebAssembly memory ${after} bytes for a model of ${bytes.byteLength}`);
 });
