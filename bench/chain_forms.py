@@ -29,6 +29,11 @@ bound-cast-mul  a timing bound, NOT the same weights: int16 codes, float16 tenso
 bound-no-offset, bound-no-factor  the same bound with the chain's offset Add, or its input-channel
               factor Mul, left in: what that one step costs.
 
+The low-bit forms (int16-codes, int-unpack, low-bytes and the bounds' int16 codes) edit the low
+bits' first form, Cast -> Div -> Floor -> Mod -> Div -> Reshape, which files written before
+2026-11-27 hold (tests/fixtures/low_bits_v1.onnx is one): the engine now writes a Gather from a
+digit table instead (code_format.h), and on its files those forms find no chain to edit.
+
 Kinds: 'fp16 Cast' (depends on float16 constants only), 'low-bit unpack' (on the packed uint8
 low bits only), 'int8 dequant' (on int8 codes: Cast -> Add of the low bits -> Mul -> Add -> Mul),
 'codebook' (a Gather of a codebook by uint8 codes, and after it), 'int16 dequant' (the int16-codes form),

@@ -582,7 +582,8 @@ async function main() {
           'halves their bytes; what that saves buys a 9th and a 10th bit below the 8-bit codes of the large tensors, each next ' +
           'bit going to the tensor with the lowest estimated SQNR, for as long as the result stays no larger than 8-bit codes ' +
           'with the small tensors kept. The low bits are stored packed (8, 4 or 2 codes to a byte) and added back by ' +
-          'Cast → Div → Floor → Mod → Div → Reshape, exact in fp32 and folded by onnxruntime at load like the rest. ' +
+          'a Gather from a table of every byte\'s digits (Cast → Gather → Reshape; the table made of the 256 byte values by ' +
+          'Cast → Div → Floor → Mod → Div, one a graph and width), exact in fp32 and folded by onnxruntime at load like the rest. ' +
           `${bitsSummary(accuracyRows)}. Over the draws above, the default\'s median error is ${autoVsEight(drawRows)} ` +
           'that of the same scheme at 8 bits.',
           '- The codes: per-output-channel scales with a separable factor per input channel, the fourth root of its largest ' +

@@ -7,7 +7,11 @@
 //   Cast(codes, to int32) -> Gather(const table, .) -> Mul(const) [-> Cast(to float type)]   (codebooks)
 //   Cast(float16 or bfloat16 constant, to float)                                    (small tensors)
 // where the low bits of codes with more than 8 bits are a chain of their own, from a uint8 constant:
+//   Cast(packed, to int32) -> Gather(digit table, .) -> Reshape(const), the digit table made from the
+//       256 byte values by Cast(to float) -> Div(const) -> Floor -> Mod(const) -> Div(const) and
+//       shared by the graph's chains of one width (it goes when every Gather of it goes);
 //   Cast(packed, to float) -> Div(const) -> Floor -> Mod(const) -> Div(const) -> Reshape(const)
+//       (files written before 2026-11-27)
 // Every intermediate value must be read only by the next node of the chain. The chain's nodes are
 // removed, its final value becomes a tensor (an initializer, or a Constant node where the codes
 // were a Constant node), and constants nothing else reads are removed too. The values are
@@ -58,6 +62,13 @@ class ExpandEncoder final : public Encoder {
 };
 
 class ExpandPlanner {
+  // A digit table's nodes and constants (code_format.h's digit_table_chain).
+  struct DigitTable {
+    int32_t nodes[5] = {-1, -1, -1, -1, -1};      // Div, Mod, Floor, Div, Cast: from the table back
+    int32_t constants[5] = {-1, -1, -1, -1, -1};  // the byte values, the digits, -, the base (twice)
+    int32_t graph = -1;
+    uint32_t bits = 0;  // of a digit; 0: the nodes there do not make a digit table
+  };
  public:
   ExpandPlanner(const ModelIndex& index, TensorData& data, Expander& expander)
       : index_(index), data_(data), expander_(expander), scope_(index) {}
@@ -72,7 +83,9 @@ class ExpandPlanner {
     plan.report.external_bytes_before = index_.external_bytes();
     index_names();
     for (size_t g = 0; g < index_.graphs.size(); ++g) find_chains(static_cast<int32_t>(g), chains);
+    const std::vector<const DigitTable*> tables = taken_tables();
     for (size_t i = 0; i < chains.size(); ++i) edits(static_cast<int32_t>(i), chains[i], plan);
+    for (const DigitTable* t : tables) remove_table(*t, plan);
     inline_external_data(plan);
     plan.output_size = finish_layout(index_, plan.edits);
     plan.report.model_bytes_after = plan.output_size;
@@ -218,30 +231,110 @@ class ExpandPlanner {
   }
 
   // The low bits of codes over 8 bits, a chain of their own ending at `value`, which only node
-  // `reader` reads (code_format.h's low_bits_chain): Cast(an integer constant, to float) -> Div ->
-  // Floor -> Mod (fmod) -> Div -> Reshape, each with a constant operand. Found walking back from
-  // `value`; appended to `steps` after a PartBegin.
+  // `reader` reads, found walking back from `value` and appended to `steps`: a PartBegin (the
+  // packed bytes; `block`: the steps that follow), then a step for each node, in either form:
+  //   Reshape(const) <- Gather(digit table, .) <- Cast(a uint8 constant, to int32)   (code_format.h's
+  //       low_bits_chain; PartBegin's `axis`: the bits of a digit, from the table);
+  //   Reshape(const) <- Div(const) <- Mod(const, fmod) <- Floor <- Div(const) <- Cast(a uint8 constant,
+  //       to float)   (files written before 2026-11-27).
   bool part_of(int32_t g, std::string value, int32_t reader, std::vector<Step>& steps) {
-    static const Step::Kind back[] = {Step::Reshape, Step::Div, Step::Mod, Step::Floor, Step::Div, Step::CastTo};
+    static const Step::Kind gathered[] = {Step::Reshape, Step::Lookup, Step::CastTo};
+    static const Step::Kind unpacked[] = {Step::Reshape, Step::Div, Step::Mod, Step::Floor, Step::Div, Step::CastTo};
     Step part[7] = {{Step::PartBegin}};
-    for (int k = 0; k < 6; ++k) {
+    int count = 3;
+    int32_t first = reader;
+    std::string packed = walk_back(g, value, first, gathered, count, part + 1);
+    if (packed.empty()) {
+      first = reader, count = 6;
+      packed = walk_back(g, value, first, unpacked, count, part + 1);
+    }
+    part[0].constant = constant(g, packed);  // (its type, and the Cast's, are checked by Expander::stream)
+    if (packed.empty() || part[0].constant < 0 || sole_reader(g, packed) != first) return false;
+    part[0].block = count;
+    if (count == 3) part[0].axis = digit_table_at(g, index_.nodes[part[2].node].inputs[0]);
+    if (count == 3 && !part[0].axis) return false;
+    for (int k = 0; k <= count; ++k) steps.push_back(part[k]);
+    return true;
+  }
+
+  // Walks back from `value` over `count` nodes of the kinds `back` (the last node's first), each
+  // the only reader of the one before it, `reader` the last one's (-1: any), none taken yet, with
+  // a constant second operand where there is one (a Gather's is its indices, walked on; its table
+  // is not checked here; a Mod's needs fmod). Fills `steps` in chain order, and `reader` with the
+  // first node; returns the first node's input, or "" if the nodes are not those.
+  std::string walk_back(int32_t g, std::string value, int32_t& reader, const Step::Kind* back, int count, Step* steps) {
+    for (int k = 0; k < count; ++k) {
       auto it = producers_.find(key(g, value));
-      if (sole_reader(g, value) != reader || it == producers_.end() || taken_.count(it->second)) return false;
+      if ((reader >= 0 || k > 0) && sole_reader(g, value) != reader) return "";
+      if (it == producers_.end() || taken_.count(it->second)) return "";
       const NodeInfo& m = index_.nodes[it->second];
-      Step& s = part[6 - k];
+      Step& s = steps[count - 1 - k];
+      s = Step{back[k]};
       s.node = reader = it->second;
       const size_t operands = back[k] == Step::Floor || back[k] == Step::CastTo ? 1 : 2;
       if (!step_of(m, s.kind) || s.kind != back[k] || m.inputs.size() != operands || (s.kind == Step::Mod && m.int_attribute("fmod") != 1) ||
-          (operands == 2 && (s.constant = constant(g, m.inputs[1])) < 0)) {
-        return false;
+          (s.kind == Step::Lookup && m.int_attribute("axis") != 0) ||
+          (operands == 2 && s.kind != Step::Lookup && (s.constant = constant(g, m.inputs[1])) < 0)) {
+        return "";
       }
       s.to = static_cast<int32_t>(m.int_attribute("to"));
-      value = m.inputs[0];
+      value = m.inputs[s.kind == Step::Lookup ? 1 : 0];
     }
-    part[0].constant = constant(g, value);  // (its type, and the Cast's, are checked by Expander::stream)
-    if (part[0].constant < 0 || sole_reader(g, value) != reader) return false;
-    steps.insert(steps.end(), part, part + 7);
-    return true;
+    return value;
+  }
+
+  // A digit table (code_format.h's digit_table_chain) ending at `value`: Div(const) <- Mod(const,
+  // fmod) <- Floor <- Div(const) <- Cast(the 256 byte values, to float), each read only by the
+  // next, with digits and base of one width: the bits of a digit, or 0. Remembered by its last node.
+  uint32_t digit_table_at(int32_t g, const std::string& value) {
+    auto last = producers_.find(key(g, value));
+    if (last == producers_.end()) return 0;
+    for (const DigitTable& known : digit_tables_) {
+      if (known.nodes[0] == last->second) return known.bits;
+    }
+    digit_tables_.emplace_back();  // bits 0 (not a table) until it checks out
+    DigitTable& t = digit_tables_.back();
+    t.nodes[0] = last->second;
+    static const Step::Kind back[] = {Step::Div, Step::Mod, Step::Floor, Step::Div, Step::CastTo};
+    Step steps[5];
+    int32_t reader = -1;
+    const std::string bytes = walk_back(g, value, reader, back, 5, steps);
+    const int32_t byte_values = bytes.empty() ? -1 : constant(g, bytes);
+    if (byte_values < 0 || steps[0].to != onnx::kFloat) return 0;
+    for (int k = 0; k < 5; ++k) t.nodes[k] = steps[4 - k].node, t.constants[k] = steps[k].constant;
+    t.constants[0] = byte_values;  // (read by the tables of every width: not only this one)
+    t.graph = g;
+    // The values: bytes 0 ... 255; digits 1, 2^bits, ...; the same base twice.
+    const Array b = expander_.load(t.constants[0]);
+    if (index_.tensors[t.constants[0]].data_type != onnx::kUint8 || b.values.size() != 256) return 0;
+    for (int k = 0; k < 256; ++k) {
+      if (b.values[k] != static_cast<float>(k)) return 0;
+    }
+    t.bits = expander_.digit_bits(steps[1].constant, steps[3].constant, steps[4].constant);
+    return t.bits;
+  }
+
+  // The digit tables whose every reader is a chain's Gather: their nodes are taken too (so that
+  // their constants count as read by nothing left), and go after the chains' edits.
+  std::vector<const DigitTable*> taken_tables() {
+    std::vector<const DigitTable*> tables;
+    for (const DigitTable& t : digit_tables_) {
+      const std::string& output = index_.nodes[t.nodes[0]].outputs[0];
+      if (!t.bits || graph_outputs_.count(output)) continue;
+      const std::vector<Consumer>* readers = scope_.readers(output);
+      size_t taken = 0;
+      for (size_t k = 0; readers && k < readers->size(); ++k) taken += taken_.count((*readers)[k].node);
+      if (!readers || taken != readers->size()) continue;
+      for (const int32_t node : t.nodes) taken_.insert(node);
+      tables.push_back(&t);
+    }
+    return tables;
+  }
+
+  void remove_table(const DigitTable& t, Plan& plan) {
+    const int32_t container = index_.graphs[t.graph].container;
+    for (const int32_t node : t.nodes) remove_field(index_.nodes[node].field, container, plan);
+    for (const int32_t c : t.constants) remove_constant(c, plan);
   }
 
   void edits(int32_t i, Chain& c, Plan& plan) {
@@ -289,18 +382,21 @@ class ExpandPlanner {
   void remove_steps(const Chain& c, const GraphInfo& g, Plan& plan) {
     for (const Step& s : c.steps) {
       if (s.node >= 0) remove_field(index_.nodes[s.node].field, g.container, plan);
-      for (int32_t t : {s.constant, s.zero}) {
-        if (t < 0 || removed_.count(t) || kept_.count(t)) continue;
-        if (still_read(index_.tensors[t])) {  // once per tensor: chains may share their scales
-          kept_.insert(t);
-          continue;
-        }
-        removed_.insert(t);
-        const TensorInfo& x = index_.tensors[t];
-        remove_field(x.node >= 0 ? index_.nodes[x.node].field : x.field, index_.graphs[x.graph].container, plan);
-        remove_input(x, plan);
-      }
+      for (int32_t t : {s.constant, s.zero}) remove_constant(t, plan);
     }
+  }
+
+  // A constant (tensor t) that nothing left reads goes; -1: none.
+  void remove_constant(int32_t t, Plan& plan) {
+    if (t < 0 || removed_.count(t) || kept_.count(t)) return;
+    if (still_read(index_.tensors[t])) {  // once per tensor: chains may share their scales
+      kept_.insert(t);
+      return;
+    }
+    removed_.insert(t);
+    const TensorInfo& x = index_.tensors[t];
+    remove_field(x.node >= 0 ? index_.nodes[x.node].field : x.field, index_.graphs[x.graph].container, plan);
+    remove_input(x, plan);
   }
 
   // Tensors left in external data files would be looked for beside the result, wherever it is
@@ -359,6 +455,7 @@ class ExpandPlanner {
   std::map<std::string, int32_t, NameOrder> producers_;  // graph/name -> the node that outputs it
   std::set<std::string, NameOrder> graph_outputs_;
   std::set<int32_t> taken_, removed_, kept_;
+  std::vector<DigitTable> digit_tables_;  // every one looked at (the few a graph has), by its last node
   std::set<uint64_t> removed_fields_;
 };
 

@@ -274,7 +274,7 @@ bool Expander::stream(const Chain& c, Sink* out, std::vector<int64_t>& dims) {
     } else if (s.kind != Step::PartBegin || !low_bits_stage(c, k, dims, out ? &packed : nullptr, st)) {
       return false;
     } else {
-      k += 7;  // the part's steps and its AddPart
+      k += static_cast<size_t>(s.block) + 1;  // the part's steps and its AddPart
     }
     if (!st.walk.ok) return false;
     ++used;
@@ -346,28 +346,41 @@ bool Expander::dequantize_stage(const Step& s, const std::vector<int64_t>& dims,
 // --Reshape(the codes' shape), then added. The packed bytes are copied into `packed` when given.
 bool Expander::low_bits_stage(const Chain& c, size_t k, const std::vector<int64_t>& dims, std::vector<float>* packed, Stage& st) {
   // (The steps are these: ExpandPlanner::part_of finds no other.)
-  const TensorInfo& p = index_.tensors[c.steps[k].constant];
-  if (c.steps[k + 1].to != onnx::kFloat || p.data_type != onnx::kUint8 || (p.kind != DataKind::Raw && p.kind != DataKind::External) ||
-      p.dims.size() != 2 || p.dims[1] != 1) {
+  const Step& begin = c.steps[k];
+  const TensorInfo& p = index_.tensors[begin.constant];
+  const bool gathered = begin.block == 3;  // a Gather from a digit table; otherwise unpacked by arithmetic
+  const int32_t to = c.steps[k + 1].to;
+  if (!(gathered ? to == onnx::kInt32 || to == onnx::kInt64 : to == onnx::kFloat) || p.data_type != onnx::kUint8 ||
+      (p.kind != DataKind::Raw && p.kind != DataKind::External) || p.dims.size() != 2 || p.dims[1] != 1) {
     return false;
   }
-  const Array digits = load(c.steps[k + 2].constant), base = load(c.steps[k + 4].constant), base2 = load(c.steps[k + 5].constant);
-  if (base.values.size() != 1 || base2.values.size() != 1 || base.values[0] != base2.values[0] || digits.dims.size() > 2) return false;
-  uint32_t bits = 1;
-  while (bits < 8 && static_cast<float>(1u << bits) != base.values[0]) bits *= 2;
-  const uint32_t per = 8 / bits;
-  if (static_cast<float>(1u << bits) != base.values[0] || digits.values.size() != per || (!digits.dims.empty() && digits.dims.back() != per)) return false;
-  for (uint32_t j = 0; j < per; ++j) {
-    if (digits.values[j] != static_cast<float>(uint64_t(1) << (bits * j))) return false;
-  }
+  // A digit table's bits were checked by the planner; the other form's are checked here.
+  const uint32_t bits = gathered ? static_cast<uint32_t>(begin.axis)
+                                 : digit_bits(c.steps[k + 2].constant, c.steps[k + 4].constant, c.steps[k + 5].constant);
+  if (!bits) return false;
+  const int64_t per = 8 / bits;
   std::vector<int64_t> shape;
-  if (!reshaped({p.dims[0], per}, c.steps[k + 6].constant, shape) || shape != dims) return false;
+  const std::vector<int64_t> unpacked = gathered ? std::vector<int64_t>{p.dims[0], 1, per} : std::vector<int64_t>{p.dims[0], per};
+  if (!reshaped(unpacked, c.steps[k + static_cast<size_t>(begin.block)].constant, shape) || shape != dims) return false;
   if (packed) {  // bytes, in a float vector's storage (a vector of bytes here costs the module 186 bytes)
     packed->resize(static_cast<size_t>(p.dims[0] + 3) / 4);
     std::memcpy(packed->data(), data_.raw(p), static_cast<size_t>(p.dims[0]));
   }
   st.bits = bits;
   return true;
+}
+
+uint32_t Expander::digit_bits(int32_t digits_tensor, int32_t base_tensor, int32_t base2_tensor) {
+  const Array digits = load(digits_tensor), base = load(base_tensor), base2 = load(base2_tensor);
+  if (base.values.size() != 1 || base2.values.size() != 1 || base.values[0] != base2.values[0] || digits.dims.size() > 2) return 0;
+  uint32_t bits = 1;
+  while (bits < 8 && static_cast<float>(1u << bits) != base.values[0]) bits *= 2;
+  const uint32_t per = 8 / bits;
+  if (static_cast<float>(1u << bits) != base.values[0] || digits.values.size() != per || (!digits.dims.empty() && digits.dims.back() != per)) return 0;
+  for (uint32_t j = 0; j < per; ++j) {
+    if (digits.values[j] != static_cast<float>(uint64_t(1) << (bits * j))) return 0;
+  }
+  return bits;
 }
 
 // (Through plain pointers: this file is built for size in WebAssembly, where the vector's own

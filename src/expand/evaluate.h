@@ -64,6 +64,10 @@ class Expander {
 
   // A small or large constant as floats.
   Array load(int32_t tensor);
+  // The bits of a digit of low bits unpacked by Div(digits) -> Floor -> Mod(base) -> Div(base2)
+  // (constants): 1, 2, 4 or 8 when the digits are 1, 2^bits, ... (8 / bits of them) and both bases
+  // 2^bits; otherwise 0.
+  uint32_t digit_bits(int32_t digits, int32_t base, int32_t base2);
   // An int64 constant's values (a Reshape's shape); empty for another type.
   std::vector<int64_t> load_shape(int32_t tensor);
   // The final values of a chain, a block at a time, as its output type, to `out`; with no `out`,

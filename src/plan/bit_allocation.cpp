@@ -32,7 +32,8 @@ void allocate_low_bits(const ModelIndex& index, std::vector<Item>& items) {
     if (item.low_bits_allowed) next.push({item.sqnr_estimate, static_cast<int32_t>(i)});
   }
   const uint32_t most = format_with_bits(10)->low_bits;
-  std::set<std::pair<int32_t, int32_t>> shared;  // graph and form, bits: digits and base paid for
+  std::set<std::pair<int32_t, int32_t>> shared;  // graph and form, bits: digits, base and digit table paid for
+  std::set<int32_t> byte_values;                  // graph and form: the digit tables' 256 byte values paid for
   while (!next.empty() && budget > 0) {
     const Level top = next.top();
     next.pop();
@@ -42,14 +43,16 @@ void allocate_low_bits(const ModelIndex& index, std::vector<Item>& items) {
     const std::pair<int32_t, int32_t> key{t.graph * 2 + (t.node >= 0), static_cast<int32_t>(bits)};
     // The packed bits; with the first, the nodes and constants that add them (the emitter's
     // low-bits chain: at most 350 bytes, the names "lb<item>.*", the shape and the Add's reading of
-    // the weight's chain); the graph's digits and base the first time (140). What does not fit now
-    // never will.
+    // the weight's chain); the first time in a graph and form for these bits, the digits, the base
+    // and the digit table's nodes (240), and the first time for any bits, the table's 256 byte
+    // values (260). Measured: 219 and 260 bytes. What does not fit now never will.
     const uint64_t more = format_with_bits(8 + bits)->low_bytes(t.elements) - format_with_bits(7 + bits)->low_bytes(t.elements);
-    int64_t cost = static_cast<int64_t>(more) + (shared.count(key) ? 0 : 140);
+    int64_t cost = static_cast<int64_t>(more) + (shared.count(key) ? 0 : 240) + (byte_values.count(key.first) ? 0 : 260);
     if (bits == 1) cost += 350 + 14 * digits(top.second) + static_cast<int64_t>(t.name.size() + 8 * item.layout.code_dims.size());
     if (cost > budget) continue;
     budget -= cost;
     shared.insert(key);
+    byte_values.insert(key.first);
     item.layout.low_bits = static_cast<int32_t>(bits);
     if (bits < most) next.push({top.first + 6.02, top.second});
   }

@@ -256,13 +256,14 @@ class Emitter {
   }
 
   // The nodes that turn the packed low bits of item i's codes (tensor `low`: [n / per_byte, 1]
-  // bytes) into floats low / 2^bits in the codes' shape, for the chain to add to the codes:
-  //   digit j of byte b = Mod(Floor(b / 2^(j bits)), 2^bits), over [n / per_byte, per_byte], / 2^bits.
-  // Every step is exact in fp32, and onnxruntime folds it at load with the rest of the chain. The
-  // digits' divisors and the base are constants shared by the graph's tensors of one form
-  // (initializers, or Constant nodes: the first one's stand before the others'); new constants go
-  // to `stored`. Returns the name of the result. Names are short ("lb<item>.*"), and the nodes
-  // unnamed: on a model of long names they would cost more than the bits they carry.
+  // bytes) into floats low / 2^bits in the codes' shape, for the chain to add to the codes: a
+  // Gather from the digit table (code_format.h), then a Reshape. The table, its nodes and their
+  // constants (the 256 byte values, the digits' divisors, the base) are shared by the graph's
+  // tensors of one form and width: they come with the first such tensor, whose constants and nodes
+  // stand before the others' (initializers, or Constant nodes in place). Every step is exact in
+  // fp32, and onnxruntime folds them at load. New constants go to `stored`. Returns the name of
+  // the result. Names are short ("lb<item>.*"), and the nodes unnamed: on a model of long names
+  // they would cost more than the bits they carry.
   std::string low_bits_nodes(int32_t i, const TensorInfo& t, const std::string& low, const Int8Layout& l,
                              std::vector<Stored>& stored, std::vector<Message>& nodes) {
     const std::string tag = "lb" + std::to_string(i);
@@ -273,6 +274,20 @@ class Emitter {
       stored.push_back({name, literal_tensor(name, type, dims, std::string(static_cast<const char*>(raw), size)), type, dims, true});
       return name;
     };
+    // Each link's nodes in order from `value`; returns the last one's output.
+    auto chain = [&](const std::vector<Link>& links, std::string value, const Digits* d, const std::string& shape) {
+      for (const Link& link : links) {
+        // Gather(table, indices): the table comes first.
+        std::vector<std::string> inputs{link.operand == Link::DigitTable ? d->table : value};
+        if (link.operand == Link::DigitTable) inputs.push_back(value);
+        if (link.operand == Link::Digits) inputs.push_back(d->digits);
+        if (link.operand == Link::Base) inputs.push_back(d->base);
+        if (link.operand == Link::Shape) inputs.push_back(shape);
+        value = unique(tag + "." + std::to_string(nodes.size()));
+        nodes.push_back(build::node(op_type(link.op), "", inputs, {value}, attributes(link, l, onnx::kFloat)));
+      }
+      return value;
+    };
     const int32_t key = (t.graph * 2 + (t.node >= 0)) * 8 + l.low_bits;
     const Digits* shared = nullptr;
     for (const Digits& d : low_bit_digits_) shared = d.key == key ? &d : shared;
@@ -280,22 +295,23 @@ class Emitter {
       float digits[8];
       for (int64_t j = 0; j < per_byte; ++j) digits[j] = static_cast<float>(1u << (j * f.low_bits));
       const float base = static_cast<float>(1u << f.low_bits);
-      std::string d = constant(".d", onnx::kFloat, {1, per_byte}, digits, 4 * static_cast<size_t>(per_byte));
-      low_bit_digits_.push_back({key, std::move(d), constant(".m", onnx::kFloat, {}, &base, 4)});
+      // The byte values: one constant for every width of the graph and form.
+      std::string byte_values;
+      for (const Digits& d : low_bit_digits_) byte_values = d.key / 8 == key / 8 ? d.bytes : byte_values;
+      if (byte_values.empty()) {
+        uint8_t bytes[256];
+        for (int b = 0; b < 256; ++b) bytes[b] = static_cast<uint8_t>(b);
+        byte_values = constant(".b", onnx::kUint8, {256, 1}, bytes, 256);
+      }
+      Digits d{key, constant(".d", onnx::kFloat, {1, per_byte}, digits, 4 * static_cast<size_t>(per_byte)),
+               constant(".m", onnx::kFloat, {}, &base, 4), byte_values, ""};
+      d.table = chain(digit_table_chain(), byte_values, &d, "");
+      low_bit_digits_.push_back(std::move(d));
       shared = &low_bit_digits_.back();
     }
     const std::string shape = constant(".s", onnx::kInt64, {static_cast<int64_t>(l.code_dims.size())}, l.code_dims.data(),
                                        8 * l.code_dims.size());
-    std::string value = low;
-    for (const Link& link : low_bits_chain()) {
-      std::vector<std::string> inputs{value};
-      if (link.operand == Link::Digits) inputs.push_back(shared->digits);
-      if (link.operand == Link::Base) inputs.push_back(shared->base);
-      if (link.operand == Link::Shape) inputs.push_back(shape);
-      value = unique(tag + "." + std::to_string(nodes.size()));
-      nodes.push_back(build::node(op_type(link.op), "", inputs, {value}, attributes(link, l, onnx::kFloat)));
-    }
-    return value;
+    return chain(low_bits_chain(), low, shared, shape);
   }
 
   // A small float32 tensor (Action::Half) becomes a float16 one read through a Cast to float32,
@@ -399,8 +415,8 @@ class Emitter {
   std::map<std::string, int32_t, NameOrder> suffix_;  // unique(): the last suffix tried for a base
   std::set<int32_t> perm_added_;          // Transpose nodes given an explicit perm
   struct Digits {
-    int32_t key;  // graph, form (Constant nodes or initializers) and bits
-    std::string digits, base;
+    int32_t key;  // graph, form (Constant nodes or initializers) and bits: (graph * 2 + form) * 8 + bits
+    std::string digits, base, bytes, table;
   };
   std::vector<Digits> low_bit_digits_;  // the constants low_bits_nodes shares
   std::vector<Edit> input_edits_;

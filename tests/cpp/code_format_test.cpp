@@ -9,6 +9,7 @@
 
 #include "code_format.h"
 #include "int8_layout.h"
+#include "kernels/kernels.h"
 #include "onnx_shrink.h"
 
 using namespace onnx_shrink;
@@ -70,7 +71,9 @@ TEST(CodeFormat, ChainsUseTheSharedOpNames) {
   EXPECT_EQ(ops, (std::vector<std::string>{"Cast", "Add", "Mul", "Add", "Reshape", "Cast"}));
   ops.clear();
   for (const Link& link : low_bits_chain()) ops.push_back(op_type(link.op));
-  EXPECT_EQ(ops, (std::vector<std::string>{"Cast", "Div", "Floor", "Mod", "Div", "Reshape"}));
+  EXPECT_EQ(ops, (std::vector<std::string>{"Cast", "Gather", "Reshape"}));
+  for (const Link& link : digit_table_chain()) ops.push_back(op_type(link.op));
+  EXPECT_EQ(ops, (std::vector<std::string>{"Cast", "Gather", "Reshape", "Cast", "Div", "Floor", "Mod", "Div"}));
   for (const std::string& op : ops) {
     ChainOp back;
     ASSERT_TRUE(chain_op(op, back));
@@ -78,6 +81,22 @@ TEST(CodeFormat, ChainsUseTheSharedOpNames) {
   }
   ChainOp none;
   EXPECT_FALSE(chain_op("Relu", none));
+}
+
+// The digit table a Gather reads the low bits from holds what expand() adds for them
+// (kernels::add_low_bits), for every byte and digit of every width of low bits.
+TEST(CodeFormat, DigitTableIsWhatExpandAdds) {
+  for (uint32_t bits : {1u, 2u, 4u, 8u}) {
+    const uint32_t per = 8 / bits;
+    const std::vector<float> table = digit_table(bits);
+    ASSERT_EQ(table.size(), 256u * per);
+    std::vector<uint8_t> packed(256);
+    for (int b = 0; b < 256; ++b) packed[b] = static_cast<uint8_t>(b);
+    std::vector<float> added(256 * per, 0.0f);
+    kernels::add_low_bits(packed.data(), 0, added.size(), bits, added.data());
+    EXPECT_EQ(table, added) << bits << " bits";
+    EXPECT_EQ(table[255 * per + per - 1], 1.0f - 1.0f / static_cast<float>(1u << bits)) << bits << " bits";  // the largest digit
+  }
 }
 
 // For every format: shrink() writes its chain, expand() recognises every one of them, and the
