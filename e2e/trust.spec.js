@@ -234,7 +234,7 @@ test('where the bytes go: a chart of the sizes, the parts of the file, and tenso
     expect((await foot('large', column)) + (await foot('small', column)) + (await foot('graph', column))).toBe(await foot('total', column));
   }
   await expect(page.locator('#tensors tfoot tr[data-part=small]')).toContainText('75 as float16, 249 kept');
-  await expect(page.locator('#tensors tfoot tr[data-part=total]')).toContainText('2.8× smaller, saves 64.2 %');
+  await expect(page.locator('#tensors tfoot tr[data-part=total]')).toContainText('2.8× smaller, saves 64.3 %');
 });
 
 test('the report exports as JSON and as a readable summary', async ({ page }) => {
