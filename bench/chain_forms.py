@@ -35,7 +35,7 @@ bits' first form, Cast -> Div -> Floor -> Mod -> Div -> Reshape, which files wri
 digit table instead (code_format.h), and on its files those forms find no chain to edit.
 
 Kinds: 'fp16 Cast' (depends on float16 constants only), 'low-bit unpack' (on the packed uint8
-low bits only), 'int8 dequant' (on int8 codes: Cast -> Add of the low bits -> Mul -> Add -> Mul),
+low bits only, and the digit tables), 'int8 dequant' (on int8 codes: Cast -> Add of the low bits -> Mul -> Add -> Mul),
 'codebook' (a Gather of a codebook by uint8 codes, and after it), 'int16 dequant' (the int16-codes form),
 'other' (the original model's own foldable nodes).
 """
@@ -71,6 +71,10 @@ def fold_kinds(g):
     """Counter of kind -> foldable nodes (all inputs constant) in graph g (not its subgraphs)."""
     const = constants(g)
     sources = {name: {str(a.dtype)} for name, a in const.items()}
+    readers = {}
+    for n in g.node:
+        for i in n.input:
+            readers.setdefault(i, []).append(n)
     kinds = Counter()
     for n in g.node:
         if n.op_type == 'Constant':
@@ -79,7 +83,11 @@ def fold_kinds(g):
         if not ins or not all(i in sources for i in ins):
             continue
         s = set().union(*(sources[i] for i in ins))
-        kind = chain_kind(n, s)
+        # A Gather from a table the graph computes (a digit table), and the Cast of its indices: low
+        # bits; a codebook's table is a constant.
+        gathers = [n] if n.op_type == 'Gather' else [r for r in readers.get(n.output[0], []) if r.op_type == 'Gather']
+        digit_gather = any(r.input[0] not in const and r.input[0] != n.output[0] for r in gathers)
+        kind = 'low-bit unpack' if digit_gather and 'uint8' in s else chain_kind(n, s)
         for o in n.output:
             sources[o] = s | {kind}
         kinds[kind] += 1
