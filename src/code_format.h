@@ -15,8 +15,8 @@
 // The digit table holds, for every byte, its digits of `low_bits` bits over 2^low_bits: what the
 // low bits add to a code. onnxruntime folds it over 256 bytes, and each weight's low bits then in
 // one Gather: 2 nodes over every value, where unpacking the packed bytes arithmetically took 5
-// (session creation from PP-OCR det's default output 1.67 -> 1.31 times the original's; files made
-// before 2026-11-27 unpack that way, and expand() still reads them).
+// (session creation from PP-OCR det's default output 1.62-1.77 -> 1.31-1.34 times the original's,
+// BENCHMARKS.md; files made before 2026-11-27 unpack that way, and expand() still reads them).
 #pragma once
 
 #include <cstdint>

@@ -304,9 +304,9 @@ class ExpandPlanner {
     for (int k = 0; k < 5; ++k) t.nodes[k] = steps[4 - k].node, t.constants[k] = steps[k].constant;
     t.constants[0] = byte_values;  // (read by the tables of every width: not only this one)
     t.graph = g;
-    // The values: bytes 0 ... 255; digits 1, 2^bits, ...; the same base twice.
+    // The values: bytes 0 ... 255 in a column (the table's rows); digits 1, 2^bits, ...; the same base twice.
     const Array b = expander_.load(t.constants[0]);
-    if (index_.tensors[t.constants[0]].data_type != onnx::kUint8 || b.values.size() != 256) return 0;
+    if (index_.tensors[t.constants[0]].data_type != onnx::kUint8 || b.dims != std::vector<int64_t>{256, 1}) return 0;
     for (int k = 0; k < 256; ++k) {
       if (b.values[k] != static_cast<float>(k)) return 0;
     }

@@ -73,6 +73,29 @@ class LowBitsForms(unittest.TestCase):
         for name in a:
             self.assertLess(np.linalg.norm(a[name] - source[name]) / np.linalg.norm(source[name]), 5e-3, name)
 
+    def test_a_digit_table_read_by_anything_else_stays(self):
+        # The 10-bit weight's table made a graph output too: both weights expand, and that table, its
+        # nodes and its constants stay for the output; the 9-bit weight's table goes.
+        m = onnx.load(self.path("current.onnx"))
+        gathers = [n for n in m.graph.node if n.op_type == "Gather"]
+        tables = {n.input[0] for n in gathers}
+        self.assertEqual(len(tables), 2)
+        kept = gathers[1].input[0]
+        m.graph.output.append(onnx.helper.make_tensor_value_info(kept, onnx.TensorProto.FLOAT, [256, None]))
+        onnx.save(m, self.path("table_out.onnx"))
+        p = run_cli(self.path("table_out.onnx"), "--expand", "-o", self.path("table_out_expanded.onnx"))
+        self.assertEqual(p.returncode, 0, p.stderr)
+        check(self.path("table_out_expanded.onnx"))
+        e = onnx.load(self.path("table_out_expanded.onnx"))
+        self.assertEqual([n.op_type for n in e.graph.node], ["Cast", "Div", "Floor", "Mod", "Div", "MatMul", "MatMul"])
+        self.assertEqual(e.graph.node[4].output[0], kept)
+        got = weights(self.path("table_out_expanded.onnx"))
+        want = weights(self.path("current_expanded.onnx"))
+        for name in ("w0", "w1"):
+            self.assertTrue(np.array_equal(got[name].view(np.uint32), want[name].view(np.uint32)), name)
+        # the weights, and the kept table's constants: the byte values (made with the first table), digits and base
+        self.assertEqual(sorted(got), ["lb0.b", "lb1.d", "lb1.m", "w0", "w1"])
+
 
 if __name__ == "__main__":
     unittest.main()
