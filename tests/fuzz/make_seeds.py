@@ -65,6 +65,21 @@ save("low_bits", [helper.make_node("Cast", ["p"], ["p0"], to=TensorProto.FLOAT),
      [numpy_helper.from_array(packed, "p"), f32("d", [[1, 4, 16, 64]]), f32("m", 4), numpy_helper.from_array(np.array([8, 8], np.int64), "s"),
       numpy_helper.from_array(codes, "q"), f32("scale", [[0.01] * 8]), f32("offset", [[0.001] * 8]),
       helper.make_tensor("b16", TensorProto.FLOAT16, [8], np.ones(8, np.float16).view(np.uint16).tolist())], [x], [y])
+# The same low bits as the engine now writes them: a Gather from a digit table, which the 256 byte
+# values make by Cast -> Div -> Floor -> Mod(fmod) -> Div; two weights share the table.
+gathered = [helper.make_node("Cast", ["bytes"], ["t0"], to=TensorProto.FLOAT), helper.make_node("Div", ["t0", "d"], ["t1"]),
+            helper.make_node("Floor", ["t1"], ["t2"]), helper.make_node("Mod", ["t2", "m"], ["t3"], fmod=1),
+            helper.make_node("Div", ["t3", "m"], ["table"])]
+for k in range(2):
+    gathered += [helper.make_node("Cast", [f"p{k}"], [f"i{k}"], to=TensorProto.INT32), helper.make_node("Gather", ["table", f"i{k}"], [f"g{k}"]),
+                 helper.make_node("Reshape", [f"g{k}", "s"], [f"l{k}"]), helper.make_node("Cast", [f"q{k}"], [f"c{k}"], to=TensorProto.FLOAT),
+                 helper.make_node("Add", [f"c{k}", f"l{k}"], [f"a{k}"]), helper.make_node("Mul", [f"a{k}", "scale"], [f"w{k}"])]
+gathered += [helper.make_node("MatMul", ["x", "w0"], ["h"]), helper.make_node("MatMul", ["h", "w1"], ["y"])]
+save("low_bits_gathered", gathered,
+     [numpy_helper.from_array(np.arange(256, dtype=np.uint8).reshape(256, 1), "bytes"), f32("d", [[1, 4, 16, 64]]), f32("m", 4),
+      numpy_helper.from_array(np.array([8, 8], np.int64), "s"), f32("scale", [[0.01] * 8]),
+      numpy_helper.from_array(packed, "p0"), numpy_helper.from_array(packed[::-1].copy(), "p1"),
+      numpy_helper.from_array(codes, "q0"), numpy_helper.from_array(codes[::-1].copy(), "q1")], [x], [y])
 # Random, mostly invalid graphs (names given twice, loops, functions calling themselves, few values
 # per channel): structures byte mutations rarely reach.
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
