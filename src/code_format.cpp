@@ -1,8 +1,6 @@
 // The code formats' table and the facts derived from it (see code_format.h).
 #include "code_format.h"
 
-#include <cmath>
-
 #include "int8_layout.h"
 #include "proto/onnx_fields.h"
 
@@ -111,19 +109,6 @@ std::vector<Link> low_bits_chain() {
 std::vector<Link> digit_table_chain() {
   return {{ChainOp::Cast, Link::None, onnx::kFloat}, {ChainOp::Div, Link::Digits}, {ChainOp::Floor, Link::None},
           {ChainOp::Mod, Link::Base}, {ChainOp::Div, Link::Base}};
-}
-
-std::vector<float> digit_table(uint32_t low_bits) {
-  const uint32_t per = 8 / low_bits;
-  const float base = static_cast<float>(1u << low_bits);
-  std::vector<float> table(256 * per);
-  for (uint32_t b = 0; b < 256; ++b) {
-    for (uint32_t j = 0; j < per; ++j) {
-      const float digit = std::floor(static_cast<float>(b) / static_cast<float>(1u << (j * low_bits)));
-      table[b * per + j] = std::fmod(digit, base) / base;
-    }
-  }
-  return table;
 }
 
 }  // namespace onnx_shrink

@@ -99,8 +99,5 @@ std::vector<Link> dequantize_chain(const Int8Layout& l, Form form, bool reshape,
 std::vector<Link> low_bits_chain();
 // The chain that makes the digit table from the 256 byte values (uint8, [256, 1]).
 std::vector<Link> digit_table_chain();
-// The digit table's values: for byte b, digit j of its `low_bits`-bit digits over 2^low_bits, as
-// digit_table_chain computes them in fp32 (8 / low_bits digits a byte, row by row).
-std::vector<float> digit_table(uint32_t low_bits);
 
 }  // namespace onnx_shrink

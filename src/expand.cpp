@@ -27,6 +27,7 @@
 #include "code_format.h"
 #include "encode.h"
 #include "expand/evaluate.h"
+#include "int8_layout.h"
 #include "kernels/kernels.h"
 #include "name_order.h"
 #include "plan/scope.h"
@@ -42,7 +43,6 @@ using expansion::Chain;
 using expansion::Expander;
 using expansion::Step;
 using expansion::broadcast;
-using expansion::count;
 using expansion::is_integer_type;
 
 class ExpandEncoder final : public Encoder {
@@ -344,7 +344,7 @@ class ExpandPlanner {
     Payload p;
     p.kind = PayloadKind::Expanded;
     p.item = i;
-    p.size = count(c.out_dims) * bytes;
+    p.size = element_count(c.out_dims) * bytes;
     Message tensor = build::tensor(c.output, c.out_type, c.out_dims);
     build::data(tensor, p, "");
     // The new tensor takes the codes' place; the chain's nodes go.

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "int8_layout.h"
 #include "kernels/kernels.h"
 #include "proto/onnx_fields.h"
 
@@ -116,12 +117,6 @@ struct Stage {
 
 Step::Kind step_kind(ChainOp op) { return static_cast<Step::Kind>(op); }
 
-uint64_t count(const std::vector<int64_t>& dims) {
-  uint64_t n = 1;
-  for (int64_t d : dims) n *= static_cast<uint64_t>(d);
-  return n;
-}
-
 bool is_integer_type(int32_t t) {
   return t == onnx::kInt8 || t == onnx::kUint8 || t == onnx::kInt16 || t == onnx::kUint16 || t == onnx::kInt32 ||
          t == onnx::kInt4 || t == onnx::kUint4;
@@ -219,8 +214,8 @@ bool Expander::reshaped(const std::vector<int64_t>& dims, int32_t shape_tensor, 
     else if (out[i] < 0) return false;
     else known *= static_cast<uint64_t>(out[i]);
   }
-  if (infer >= 0) out[infer] = known ? static_cast<int64_t>(count(dims) / known) : 0;
-  return count(out) == count(dims);
+  if (infer >= 0) out[infer] = known ? static_cast<int64_t>(element_count(dims) / known) : 0;
+  return element_count(out) == element_count(dims);
 }
 
 // The chain a block at a time: every step keeps the number of values (its operand broadcast into
@@ -247,7 +242,7 @@ bool Expander::stream(const Chain& c, Sink* out, std::vector<int64_t>& dims) {
     } else if (s.kind == Step::Mul || s.kind == Step::Add || s.kind == Step::Sub) {
       st.a = load(s.constant);
       std::vector<int64_t> grown;
-      if (!broadcast(dims, st.a.dims, grown) || count(grown) != count(dims)) return false;
+      if (!broadcast(dims, st.a.dims, grown) || element_count(grown) != element_count(dims)) return false;
       st.walk = walk_of(grown, st.a.dims);
       dims = grown;
       Stage* last = used ? &stages[used - 1] : nullptr;
@@ -291,7 +286,7 @@ bool Expander::stream(const Chain& c, Sink* out, std::vector<int64_t>& dims) {
   const bool raw_codes = codes.kind == DataKind::Raw || codes.kind == DataKind::External;
   const Array whole = raw_codes ? Array() : load(c.codes);
   const uint8_t* raw = raw_codes ? data_.raw(codes) : nullptr;
-  const uint64_t total = count(dims);
+  const uint64_t total = element_count(dims);
   float* const v = block_.resize(kBlock);
   for (uint64_t first = 0; first < total; first += kBlock) {
     const size_t n = static_cast<size_t>(std::min<uint64_t>(kBlock, total - first));
@@ -329,7 +324,7 @@ bool Expander::dequantize_stage(const Step& s, const std::vector<int64_t>& dims,
   if (groups > 1) {
     if (axis < 0 || axis >= rank) return false;
     const int64_t along = dims[axis], block = s.block > 0 ? s.block : 1;  // per axis: blocks of 1
-    if (along % block || groups != (s.block > 0 ? count(dims) / static_cast<uint64_t>(block) : static_cast<uint64_t>(along))) return false;
+    if (along % block || groups != (s.block > 0 ? element_count(dims) / static_cast<uint64_t>(block) : static_cast<uint64_t>(along))) return false;
     view.assign(rank + 1, 0);
     operand.assign(rank + 1, 0);
     for (int64_t d = 0; d <= rank; ++d) {

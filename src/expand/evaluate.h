@@ -48,7 +48,6 @@ struct Array {
 // The step that an op of the chains' vocabulary is (Cast -> CastTo, Gather -> Lookup, ...).
 Step::Kind step_kind(ChainOp op);
 
-uint64_t count(const std::vector<int64_t>& dims);
 bool is_integer_type(int32_t t);
 // Numpy broadcasting of two shapes; false when they do not broadcast.
 bool broadcast(const std::vector<int64_t>& a, const std::vector<int64_t>& b, std::vector<int64_t>& out);

@@ -2,6 +2,7 @@
 // and read back by expand() on a real model.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <fstream>
 #include <iterator>
 #include <string>
@@ -81,6 +82,21 @@ TEST(CodeFormat, ChainsUseTheSharedOpNames) {
   }
   ChainOp none;
   EXPECT_FALSE(chain_op("Relu", none));
+}
+
+// The digit table's values as digit_table_chain computes them in fp32: for byte b, digit j of its
+// `low_bits`-bit digits over 2^low_bits (8 / low_bits digits a byte, row by row).
+static std::vector<float> digit_table(uint32_t low_bits) {
+  const uint32_t per = 8 / low_bits;
+  const float base = static_cast<float>(1u << low_bits);
+  std::vector<float> table(256 * per);
+  for (uint32_t b = 0; b < 256; ++b) {
+    for (uint32_t j = 0; j < per; ++j) {
+      const float digit = std::floor(static_cast<float>(b) / static_cast<float>(1u << (j * low_bits)));  // Div, Floor
+      table[b * per + j] = std::fmod(digit, base) / base;                                                  // Mod, Div
+    }
+  }
+  return table;
 }
 
 // The digit table a Gather reads the low bits from holds what expand() adds for them
