@@ -20,6 +20,7 @@ constexpr double kMargin = 0.005;  // k-means must beat uniform by 0.5 % of esti
 // their place on few levels and on tensors the grid serves badly.
 constexpr double kAutoMargin = 0.2;
 constexpr int kMaxIterations = 60;
+constexpr uint32_t kSkipValuesPerLevel = 16;  // the search is skipped only past this many values a level
 constexpr double kConverged = 1e-5;  // levels moved less than this many steps: done
 
 // Prefix sums over bins of counts, sums and sum_b S_b^2 / N_b. With them the squared error of a
@@ -293,6 +294,13 @@ ONNX_SHRINK_COLD Design choose(const Histogram& h, uint32_t levels, Choice choic
   Design k = run_ecsq(h, p, levels, 0.0, lengths);
   remove_gain_bias(h, p, k);
   if (choice == Choice::KMeans) return beats_uniform(k) ? k : u;
+  // A penalty on entropy trades accuracy for it: a design made with one is no more accurate than
+  // plain k-means, once the cells hold many values each. So when plain k-means does not beat the
+  // grid, the search is skipped (on the corpus and bench models, at 4 to 256 levels, it had never
+  // found a design that did; weights drawn evenly, as in many conv nets, are that case at 256
+  // levels). With a few values a level, Lloyd's iterations stop at poorer designs, which a penalty
+  // can escape: a tensor of 256 values at 256 levels got 1.4 dB from the search.
+  if (p.total() >= uint64_t{kSkipValuesPerLevel} * levels && !beats_uniform(k)) return u;
   if (k.entropy <= u.entropy && beats_uniform(k)) return k;
 
   // The smallest lambda whose design uses no more entropy than uniform levels.

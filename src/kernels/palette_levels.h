@@ -12,7 +12,9 @@
 // Gzip and brotli code a palettized tensor at close to the entropy of its level indices, so plain
 // k-means, which spreads levels evenly over the values, often compresses *worse* than uniform levels
 // even though it is more accurate. `choose_palette` with Scheme::Auto therefore searches lambda for
-// the most accurate design whose entropy does not exceed the uniform one's.
+// the most accurate design whose entropy does not exceed the uniform one's; it skips the search when
+// plain k-means does not beat the uniform levels clearly (and the tensor has 16 values a level or
+// more), since a penalty only trades accuracy away.
 //
 // Everything here is double arithmetic with + - * / and a series log2, which are exact IEEE
 // operations on every platform, so native and WebAssembly builds choose the same palette.
