@@ -68,9 +68,8 @@ enum class Scheme : uint8_t {
 // entropy than Uniform's levels, and keeps the design only where it cuts the error by at least
 // 1 dB; otherwise, and whenever the exact check finds it less accurate, it keeps Uniform (at once,
 // without the search, when plain k-means does not cut the error by 1 dB either, on tensors of 16
-// values a level or more). (At 256
-// levels an entropy-coded uniform grid is within a fraction of a dB of any design of the same
-// entropy, so Auto mostly keeps it: on the corpus models, everywhere.)
+// values a level or more). (At 256 levels an entropy-coded uniform grid is within a fraction of a
+// dB of any design of the same entropy, so Auto mostly keeps it: on the corpus models, everywhere.)
 // Palette KMeans drops the entropy penalty and the 1 dB bar: more accurate, but it can compress worse.
 
 enum class Form : uint8_t {
