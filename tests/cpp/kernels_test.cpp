@@ -356,6 +356,19 @@ TEST(Kernels, ExpandKernelsAreTheGraphsFloatOperations) {
       }
     }
   }
+  // A product that is zero keeps its sign through Mul (the SIMD version adds -0 to it).
+  const float zeros[8] = {0.0f, -0.0f, 0.0f, -0.0f, 1.0f, -1.0f, 0.0f, -0.0f};
+  const float factors[8] = {1.0f, 1.0f, -1.0f, -1.0f, 0.0f, 0.0f, -0.0f, -0.0f};
+  const float minus_one = -1.0f;
+  for (uint64_t stride : {0, 1}) {
+    const float* f = stride ? factors : &minus_one;
+    std::vector<float> v(zeros, zeros + 8);
+    k::apply_run(v.data(), v.size(), f, f, stride, k::RunOp::Mul);
+    for (size_t i = 0; i < v.size(); ++i) {
+      volatile float want = zeros[i] * f[i * stride];
+      EXPECT_EQ(k::f32_bits(v[i]), k::f32_bits(want)) << "stride " << stride << " at " << i;
+    }
+  }
   // Low bits: bits 1, 2, 4, 8 packed from the lowest up, from any first value.
   for (uint32_t bits : {1u, 2u, 4u, 8u}) {
     const uint32_t per = 8 / bits;
