@@ -35,9 +35,9 @@ bits' first form, Cast -> Div -> Floor -> Mod -> Div -> Reshape, which files wri
 digit table instead (code_format.h), and on its files those forms find no chain to edit.
 
 Kinds: 'fp16 Cast' (depends on float16 constants only), 'low-bit unpack' (on the packed uint8
-low bits only, and the digit tables), 'int8 dequant' (on int8 codes: Cast -> Add of the low bits -> Mul -> Add -> Mul),
-'codebook' (a Gather of a codebook by uint8 codes, and after it), 'int16 dequant' (the int16-codes form),
-'other' (the original model's own foldable nodes).
+low bits only, and the digit tables), 'int8 dequant' (on int8 codes: Cast -> Add of the low bits
+-> Mul -> Add -> Mul), 'codebook' (a Gather of a codebook by uint8 codes, and after it), 'int16
+dequant' (the int16-codes form), 'other' (the original model's own foldable nodes).
 """
 import json
 import sys
