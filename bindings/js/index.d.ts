@@ -300,11 +300,14 @@ export interface TargetResult extends ShrinkResult {
              * Plain per-channel codes rounded with the calibration samples' inputs in view (GPTQ) for
              * MatMul, Gemm and 1x1 Conv weights, if that held on samples it did not see: every tensor
              * at `bits`, each half of the calibration samples rounding for the other (the target's
-             * measure `without`, nearest, and `with`; `seen`: on the half that rounded). `overfit`:
-             * how much tighter the calibration samples are then held (null when not tried).
+             * measure `without`, nearest, and `with`; `seen`: on the half that rounded), at the
+             * `damping` (the share of the inputs' mean energy added to their products' diagonal) of
+             * 0.01, 0.03 and 0.1 whose `with` was least (`tried`: each one's). `overfit`: how much
+             * tighter the calibration samples are then held (null when not tried).
              */
             rounding?: { method: 'gptq'; layers: number; kept: boolean; overfit: number;
-                         measured: { without: number; with: number; seen: number; bits: number } | null } | null;
+                         measured: { without: number; with: number; seen: number; bits: number; damping: number;
+                                     tried: { damping: number; with: number }[] } | null } | null;
             /** The target the calibration samples were held to (tighter than `goal` for agree, and after such rounding). */
             aim?: { kind: string; value: number } | null;
             biasCorrection: { layers: number; kept: boolean; measured: { without: number; with: number; seen: number; bits: number } | null } | null;

@@ -30,7 +30,7 @@
 //     inputs in view (gptq.js) instead of to the nearest code, at every point and probe.
 import { activationGains } from './activation_probe.js';
 import { biasCorrector } from './bias_shift.js';
-import { gptqRounder } from './gptq.js';
+import { GPTQ_DAMPINGS, gptqRounder } from './gptq.js';
 import { guidedSearch } from './guided_search.js';
 import { OutputComparison, carryOver, sampleFeeds } from './verify.js';
 import { wireEstimator } from './wire_estimate.js';
@@ -333,7 +333,7 @@ async function searchPath(model, { engine, options = {}, target, objective = 'br
   // Plain per-channel codes with the one-at-a-time probe: rounded with the inputs in view (step 6),
   // if that holds on samples the inputs did not come from.
   const rounder = probing === 'each' && observe && options.scheme === 'channel' && rounding !== false ? await gptqRounder(model, rows.map((r) => r.name), observe) : null;
-  if (rounder) await checkRounding(rounder, { rows, shrink: engine.shrink, model, options, measure, target });
+  if (rounder) await checkRounding(rounder, { rows, shrink: engine.shrink, model, options, measure, target, progress: stage(0.2, 0.2) });
   // The model a configuration is shrunk from: the original, or its copy with those rounded weights.
   const base = (tensorBits) => (rounder?.kept ? rounder.model(tensorBits) : model);
   const shrinkAt = (settings) => engine.shrink(base(settings.tensorBits), settings);
@@ -463,15 +463,28 @@ export const ROUNDING_CHECK_BITS = 6;
 
 // Whether rounding with the inputs in view (gptq.js) holds on samples the inputs did not come
 // from: every tensor at ROUNDING_CHECK_BITS, each half of the calibration samples' products rounding
-// the weights for the other half, against the nearest codes on the same halves. Kept only if the
-// summed squared error falls; not tried with one calibration sample. The error on the half not
-// seen over the error on the half seen is `overfit`: the search then holds the calibration samples
-// to a target that much tighter (calibrationAim), as its rounding fits them.
-async function checkRounding(rounder, { rows, shrink, model, options, measure, target }) {
+// the weights for the other half, against the nearest codes on the same halves, at each of
+// GPTQ_DAMPINGS; the damping whose error on the unseen halves is least is the rounder's. Kept only
+// if that summed squared error is below the nearest codes'; not tried with one calibration sample.
+// The error on the half not seen over the error on the half seen is `overfit`: the search then
+// holds the calibration samples to a target that much tighter (calibrationAim), as its rounding fits them.
+async function checkRounding(rounder, { rows, shrink, model, options, measure, target, progress }) {
   const tensorBits = Object.fromEntries(rows.map((r) => [r.name, ROUNDING_CHECK_BITS]));
-  const measured = rounder.samples >= 2 && await acrossHalves(rounder.samples, (await shrink(model, { ...options, tensorBits })).model,
-                                                               async (half, k) => (await shrink(rounder.model(tensorBits, k), { ...options, tensorBits })).model, measure, target);
-  rounder.measured = measured ? { ...measured, bits: ROUNDING_CHECK_BITS } : null;
+  let measured = null;
+  const tried = [];
+  if (rounder.samples >= 2) {
+    const nearest = (await shrink(model, { ...options, tensorBits })).model;
+    // The nearest codes' file is measured once, not once a damping (the same halves each time).
+    let nearestOn = null;
+    const measureOnce = (file, o) => (file === nearest ? (nearestOn ??= measure(file, o)) : measure(file, o));
+    for (const damping of GPTQ_DAMPINGS) {
+      progress?.(0, `checking the rounding with the inputs in view (damped by ${damping})`);
+      const m = await acrossHalves(rounder.samples, nearest, async (half, k) => (await shrink(rounder.model(tensorBits, k, damping), { ...options, tensorBits })).model, measureOnce, target);
+      if (m) tried.push({ damping, with: m.with });
+      if (m && !(measured && measured.with <= m.with)) (measured = { ...m, damping }), (rounder.damping = damping);
+    }
+  }
+  rounder.measured = measured ? { ...measured, bits: ROUNDING_CHECK_BITS, tried } : null;
   rounder.kept = Boolean(measured) && measured.with < measured.without;
   // How much larger the error is on the half the rounding did not see than on the one it did.
   rounder.overfit = measured && measured.seen > 0 ? Math.max(1, measured.with / measured.seen) : 1;

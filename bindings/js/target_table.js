@@ -58,7 +58,7 @@ export function roundingText(r, error) {
   if (!r.measured) return 'Per-channel codes were rounded to the nearest code: rounding with the inputs in view needs two or more calibration samples, to check it on samples it did not see.';
   const how = `every tensor at ${r.measured.bits} bits, each half of the calibration samples rounding for the other half: ` +
               `the target's measure ${error(r.measured.without)} nearest, ${error(r.measured.with)} with the inputs in view`;
-  return r.kept ? `Per-channel codes of ${r.layers} layers rounded with the samples' inputs in view (GPTQ; ${how}); ` +
+  return r.kept ? `Per-channel codes of ${r.layers} layers rounded with the samples' inputs in view (GPTQ, damped by ${r.measured.damping}; ${how}); ` +
                   `the calibration samples are held to a target ${r.overfit.toFixed(2)}× tighter, as the rounding fits them.`
                 : `Per-channel codes were rounded to the nearest code: rounding with the inputs in view did not hold on samples it did not see (${how}).`;
 }

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import ort from 'onnxruntime-node';
 import { expand, shrink } from '../../bindings/js/index.node.js';
-import { GPTQ_MAX_INPUTS, gptqRounder } from '../../bindings/js/gptq.js';
+import { GPTQ_DAMPINGS, GPTQ_MAX_INPUTS, gptqRounder } from '../../bindings/js/gptq.js';
 import { initializerValues, readGraph } from '../../bindings/js/onnx_graph.js';
 import { makeEvaluator } from '../../bindings/js/target.js';
 import { field, intAttribute, node, normals, number, str, tensor, valueInfo } from './onnx_writer.mjs';
@@ -84,4 +84,22 @@ test('a layer past GPTQ_MAX_INPUTS inputs keeps the nearest codes (no rounder fo
   let observed = false;
   assert.equal(await gptqRounder(wide, ['wide'], async () => (observed = true)), null);
   assert.equal(observed, false, 'the model is not even run');
+});
+
+test('target mode damps the rounding by the share whose rounding erred least on the calibration half it did not see', async () => {
+  const original = model();
+  const made = await shrink(original, { target: 'relL2=0.05', samples: { a: samples()[0].bytes, x: samples()[1].bytes }, minElements: 1024 });
+  const r = made.target.searches?.['channel+gptq']?.rounding ?? made.target.searches?.channel?.rounding;
+  assert.ok(r?.measured, 'the rounding was checked');
+  assert.deepEqual(r.measured.tried.map((t) => t.damping), GPTQ_DAMPINGS);
+  const least = Math.min(...r.measured.tried.map((t) => t.with));
+  assert.equal(r.measured.with, least);
+  assert.equal(r.measured.damping, r.measured.tried.find((t) => t.with === least).damping);
+  // The dampings give different roundings (else the choice would be empty).
+  const evaluator = await makeEvaluator(ort, original, samples());
+  const rounder = await gptqRounder(original, [M, G, C], evaluator.observe);
+  const bits = { [M]: 4, [G]: 4, [C]: 4 };
+  const at = (damping) => initializerValues(rounder.model(bits, undefined, damping), readGraph(rounder.model(bits, undefined, damping)).initializers.get(M));
+  assert.notDeepEqual(at(GPTQ_DAMPINGS[0]), at(GPTQ_DAMPINGS.at(-1)));
+  assert.deepEqual(initializerValues(rounder.model(bits), readGraph(rounder.model(bits)).initializers.get(M)), at(GPTQ_DAMPINGS[0]), 'the first damping by default');
 });
