@@ -239,8 +239,21 @@ export async function gptqRounder(model, names, observe) {
     layers: usable.length,
     /** How many calibration samples the products come from (two halves when two or more). */
     samples: calibrate,
-    /** The share of H's mean diagonal added to it (one of GPTQ_DAMPINGS; target.js sets the one it chose). */
+    /** The share of H's mean diagonal added to it (one of GPTQ_DAMPINGS; target.js settles on one). */
     damping: GPTQ_DAMPINGS[0],
+    /**
+     * Keeps `damping` from now on and drops what only the check needed: the roundings and factors
+     * of the halves, and those of the other dampings (a weight's copy each).
+     */
+    settle(damping) {
+      this.damping = damping;
+      for (const cache of [factors, rounded]) {
+        for (const key of cache.keys()) {
+          const [from, d] = key.split('\n').slice(-2);
+          if (from !== 'undefined' || Number(d) !== damping) cache.delete(key);
+        }
+      }
+    },
     /**
      * `from`: 0 or 1, the products of that half of the calibration samples only (all when not
      * given); `damping`: this rounder's when not given.

@@ -481,9 +481,10 @@ async function checkRounding(rounder, { rows, shrink, model, options, measure, t
       progress?.(0, `checking the rounding with the inputs in view (damped by ${damping})`);
       const m = await acrossHalves(rounder.samples, nearest, async (half, k) => (await shrink(rounder.model(tensorBits, k, damping), { ...options, tensorBits })).model, measureOnce, target);
       if (m) tried.push({ damping, with: m.with });
-      if (m && !(measured && measured.with <= m.with)) (measured = { ...m, damping }), (rounder.damping = damping);
+      if (m && !(measured && measured.with <= m.with)) measured = { ...m, damping };
     }
   }
+  rounder.settle(measured?.damping ?? rounder.damping);
   rounder.measured = measured ? { ...measured, bits: ROUNDING_CHECK_BITS, tried } : null;
   rounder.kept = Boolean(measured) && measured.with < measured.without;
   // How much larger the error is on the half the rounding did not see than on the one it did.
