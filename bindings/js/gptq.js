@@ -243,17 +243,13 @@ export async function gptqRounder(model, names, observe) {
     /** The share of H's mean diagonal added to it (one of GPTQ_DAMPINGS; target.js settles on one). */
     damping: GPTQ_DAMPINGS[0],
     /**
-     * Keeps `damping` from now on and drops what only the check needed: the roundings and factors
-     * of the halves, and those of the other dampings (a weight's copy each).
+     * Keeps `damping` from now on and drops the roundings and factors made so far (the check's, of
+     * the halves at each damping: a weight's copy each), which the search with all samples does not use.
      */
     settle(damping) {
       this.damping = damping;
-      for (const cache of [factors, rounded]) {
-        for (const key of cache.keys()) {
-          const [from, d] = key.split('\n').slice(-2);
-          if (from !== 'undefined' || Number(d) !== damping) cache.delete(key);
-        }
-      }
+      factors.clear();
+      rounded.clear();
     },
     /**
      * `from`: 0 or 1, the products of that half of the calibration samples only (all when not
