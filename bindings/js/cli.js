@@ -685,17 +685,17 @@ async function processOne(model, a, many, rows, reports, readFiles) {
     }
     if (a.expand) {
       let report = null;
-      const bytes = await expand(source, { external, onProgress, onReport: (r) => (report = r) });
+      // Written to its file as the engine expands it, each piece straight from the engine's memory.
       const model = new TempFile(output);
-      model.write(bytes);
       try {
+        await expand(source, { external, onProgress, onReport: (r) => (report = r), onModelData: (chunk) => model.write(chunk), chunks: 'view' });
         refuseToReplaceInputs(inputFiles, [output]);
       } catch (e) {
         model.discard();
         throw e;
       }
       model.commit();
-      rows.push({ input, output, before: source.size + (report?.totals.externalBytesBefore || 0), after: bytes.byteLength, report });
+      rows.push({ input, output, before: source.size + (report?.totals.externalBytesBefore || 0), after: model.size, report });
       reports.push({ input, output, report });
       return;
     }
@@ -850,6 +850,9 @@ async function shrinkTo(source, output, options, tag, measure, streamBrotli = fa
     const result = await shrink(source, {
       ...options,
       externalLocation: location,
+      // Measured, each chunk also goes to the worker (an array of its own); otherwise straight from
+      // the engine's memory to the file.
+      chunks: sizes ? 'copy' : 'view',
       onModelData: (chunk) => {
         run.model.write(chunk);
         sizes?.write('model', chunk, true);  // a fresh array (core.js's collector), written out already

@@ -14,6 +14,11 @@ export class OnnxShrinkError extends Error {
 }
 
 const CALLBACKS = ['onProgress', 'onExternalData', 'onModelData', 'onReport'];
+// What onModelData and onExternalData receive: arrays of their own (copy), or views of the
+// engine's memory, valid until the callback returns (view): no copy, and no fresh memory for each
+// chunk, which a first expand() of the 151.5 MB conv stack spends about a third of its time on
+// (BENCHMARKS.md, "chunks as views").
+const CHUNKS = ['copy', 'view'];
 
 function badOption(message) {
   return new OnnxShrinkError(message, 'BAD_OPTION');
@@ -32,6 +37,10 @@ export function normaliseOptions(options = {}) {
     if (value === undefined) continue;
     if (CALLBACKS.includes(key)) {
       if (typeof value !== 'function') throw badOption(`option '${key}' should be a function, not ${typeof value}`);
+      continue;
+    }
+    if (key === 'chunks') {
+      if (!CHUNKS.includes(value)) throw badOption(`chunks must be ${quoted(CHUNKS)}, not ${JSON.stringify(value)}`);
       continue;
     }
     if (key === 'signal') {
@@ -295,8 +304,9 @@ function toSource(module, prepared, owned, guard, what) {
   };
 }
 
-// Collects output into one array of the announced size, or passes chunks to `onChunk`.
-function collector(module, onChunk, guard, what) {
+// Collects output into one array of the announced size, or passes chunks to `onChunk`: copies,
+// or with `views` the engine's memory itself.
+function collector(module, onChunk, views, guard, what) {
   let array = null, at = 0;
   return {
     expect: guard((total) => {
@@ -305,7 +315,7 @@ function collector(module, onChunk, guard, what) {
     }, false, what),
     write: guard((pointer, length) => {
       const view = module.HEAPU8.subarray(pointer, pointer + length);
-      if (onChunk) onChunk(view.slice());
+      if (onChunk) onChunk(views ? view : view.slice());
       else array.set(view, at);
       at += length;
       return true;
@@ -351,8 +361,9 @@ export function createApi(loadWasm, pathHint = (name) => `pass the model's bytes
     const failed = failures();
     const { guard } = failed;
     try {
-      const out = collector(module, options.onModelData, guard, 'writing the model');
-      const external = collector(module, options.onExternalData, guard, 'writing the external data');
+      const views = options.chunks === 'view';
+      const out = collector(module, options.onModelData, views, guard, 'writing the model');
+      const external = collector(module, options.onExternalData, views, guard, 'writing the external data');
       const io = {
         model: toSource(module, asSource(model), owned, guard, 'reading the model'),
         external: guard((name) => {

@@ -99,6 +99,13 @@ export interface ShrinkOptions {
    * is then empty): to write a large model to a file or stream without holding all of it.
    */
   onModelData?: (chunk: Uint8Array) => void;
+  /**
+   * What onModelData and onExternalData receive: arrays of their own to keep ('copy', the
+   * default), or views of the engine's memory that are valid only until the callback returns
+   * ('view': write or copy each before returning; no copy and no fresh memory per chunk, for
+   * writing to a file, a hash or a compressor that copies).
+   */
+  chunks?: 'copy' | 'view';
   /** Called as work proceeds; return false to stop (the promise rejects with CANCELLED). */
   onProgress?: (fraction: number, stage: Stage) => boolean | void;
   /** Stops the work when aborted (checked between steps). */

@@ -96,6 +96,19 @@ test('shrink, inspect and expand', async () => {
   const expandedPieces = [];
   await expand(model, { onModelData: (c) => expandedPieces.push(c) });
   assert.ok(Buffer.concat(expandedPieces).equals(Buffer.from(expanded)));
+  // chunks: 'view': the same bytes, each piece a view into the engine's memory (a part of a larger
+  // buffer, not an array of its own), copied here before the callback returns.
+  for (const [run, whole] of [[(o) => shrink(silero, o), model], [(o) => expand(model, o), expanded]]) {
+    const copies = [];
+    let views = 0;
+    await run({ chunks: 'view', onModelData: (c) => {
+      views += c.byteLength < c.buffer.byteLength ? 1 : 0;
+      copies.push(Buffer.from(c));
+    } });
+    assert.equal(views, copies.length);
+    assert.ok(copies.length > 1);
+    assert.ok(Buffer.concat(copies).equals(Buffer.from(whole)));
+  }
 });
 
 test('errors carry a code and a message that says what is wrong', async () => {
@@ -137,6 +150,7 @@ test('errors carry a code and a message that says what is wrong', async () => {
   await expectError(shrink(silero, { exclude: 'x' }), 'BAD_OPTION', /'exclude' should be an array, not string/);
   await expectError(shrink(silero, { onProgress: 5 }), 'BAD_OPTION', /'onProgress' should be a function, not number/);
   await expectError(shrink(silero, { signal: true }), 'BAD_OPTION', /'signal' should be an AbortSignal/);
+  await expectError(expand(silero, { chunks: 'views' }), 'BAD_OPTION', /^chunks must be 'copy' or 'view', not "views"$/);
   await expectError(shrink(silero, 5), 'BAD_OPTION', /the options should be an object, not number/);
   await expectError(shrink({ size: 10.5, read: () => silero }), 'BAD_OPTION', /the model's reader has size 10.5: it should be a whole number of bytes, below 2\^53/);
   assert.equal((await shrink(silero, null)).report.mode, 'int8');  // null: the defaults

@@ -140,6 +140,12 @@ test('never overwrites its input; bad input exits 2 and leaves nothing behind', 
   const plain = run(input, '--expand', '-o', path.join(dir, 'plain.onnx'));
   assert.equal(plain.status, 0, plain.stderr);
   assert.match(plain.stdout, /plain\.onnx: Nothing to expand: no dequantization of constants found\./);
+  // --expand writes as it goes; a model that breaks off leaves no file behind, partial or whole.
+  const brokenExpand = run(path.join(dir, 'broken.onnx'), '--expand', '-o', path.join(dir, 'broken.expanded.onnx'));
+  assert.equal(brokenExpand.status, 2);
+  assert.match(brokenExpand.stderr, /broken\.onnx: .*(ends|past)/);
+  assert.ok(!existsSync(path.join(dir, 'broken.expanded.onnx')));
+  assert.ok(!existsSync(path.join(dir, 'broken.expanded.onnx.partial')));
   const usage = run(input, '--mode', 'int4');
   assert.equal(usage.status, 2);
   assert.equal(usage.stderr, "onnx-shrink: --mode takes int8 or palette, not 'int4'\nRun 'onnx-shrink --help' for the options.\n");
