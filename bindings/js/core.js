@@ -15,9 +15,9 @@ export class OnnxShrinkError extends Error {
 
 const CALLBACKS = ['onProgress', 'onExternalData', 'onModelData', 'onReport'];
 // What onModelData and onExternalData receive: arrays of their own (copy), or views of the
-// engine's memory, valid until the callback returns (view): no copy, and no fresh memory for each
-// chunk, which a first expand() of the 151.5 MB conv stack spends about a third of its time on
-// (BENCHMARKS.md, "chunks as views").
+// engine's memory, valid until the callback returns (view): no copy and no fresh memory for each
+// chunk, 21-30 % of a first streamed expand() of the 151.5 MB conv stack in two runs
+// (BENCHMARKS.md, "Chunks as views").
 const CHUNKS = ['copy', 'view'];
 
 function badOption(message) {
