@@ -274,6 +274,11 @@ export interface TargetPoint {
   heldOut?: { relL2: number; maxAbs: number; agreement?: number } | null;
   /** How many layers' biases the file has moved by the samples' channel means (absent: none). */
   biasesMoved?: number;
+  /**
+   * When the bias correction is kept: the calibration rel. L2 of this point's file without and
+   * with the biases moved; the point is the one that errs less (by the target's measure).
+   */
+  biasMove?: { without: number; with: number };
   /** When the search ran more than once: this point's codes ('auto' or 'channel'), and how plain per-channel codes were rounded. */
   scheme?: 'auto' | 'channel';
   rounding?: 'gptq' | 'nearest';
@@ -291,6 +296,7 @@ export interface TargetResult extends ShrinkResult {
              * whether it held on samples the means did not come from: every tensor at `bits`, each
              * half of the calibration samples corrected by the other half's means, the error
              * (the target's measure) `without` and `with` it (`measured` null with one sample).
+             * When kept, each point is built both ways and keeps the one that errs less.
              */
             /**
              * With samples, a model small enough for the one-at-a-time probe and the default scheme,

@@ -289,16 +289,18 @@ async function searchesSeveral(model, { options = {}, measure, observe, probe, e
 }
 
 // Of [key, result] pairs, the result whose chosen file meets the target with the fewest bytes (a
-// size target: with the least error; none met: the first); its evidence carries every search's
-// points, each with its `scheme` and `rounding` ('gptq' or 'nearest'), and each search's outcome.
+// size target: with the least error; none met: the least error, or for a size the fewest bytes);
+// its evidence carries every search's points, each with its `scheme` and `rounding` ('gptq' or
+// 'nearest'), and each search's outcome.
 function best(searches) {
   const goal = searches[0][1].target.goal;
   const score = (t) => (goal.kind === 'size' ? badness({ kind: 'relL2' }, t.chosen.measured) : t.chosen.bytes);
+  const missScore = (t) => (goal.kind === 'size' ? t.chosen.bytes : badness(goal, t.chosen.measured));
   let pick = searches[0];
   for (const s of searches) {
     for (const p of s[1].target.points) p.scheme = s[0] === 'auto' ? 'auto' : ALSO_SCHEME, (p.rounding = s[0] === 'channel+gptq' ? 'gptq' : 'nearest');
     const [t, u] = [s[1].target, pick[1].target];
-    if (t.met && (!u.met || score(t) < score(u))) pick = s;
+    if (t.met ? !u.met || score(t) < score(u) : !u.met && missScore(t) < missScore(u)) pick = s;
   }
   const [key, result] = pick;
   return { ...result, target: { ...result.target, scheme: key === 'auto' ? 'auto' : ALSO_SCHEME, search: key,
@@ -363,21 +365,29 @@ async function searchPath(model, { engine, options = {}, target, objective = 'br
   // Each point's bytes estimated (wire_estimate.js), the rest of the file calibrated on the first built.
   const wire = wireEstimator(rows, objective, brotliQuality);
   const path = descent(rows, gains, wire.cost);
-  // A point's file (its biases moved when the correction is kept), its size (started once the file
-  // is known: Node's zlib compresses on another thread, beside the measures) and its measurements.
+  // A point's file, its size (started once the file is known: Node's zlib compresses on another
+  // thread, beside the measures) and its measurements. When the correction is kept, the point's file
+  // with its biases moved and without, whichever errs less on the calibration samples: the
+  // cross-check holds at CROSS_CHECK_BITS, and at other depths the moved biases can err more than
+  // the rounding they correct (PP-OCR det, calibrated on its right two quadrants: every tensor at
+  // 10 bits, rel. L2 8.5e-3 without, 2.7e-2 with; BENCHMARKS.md, "The held-out row on every split").
   const buildAndMeasure = async (p) => {
     const plain = await build(p);
-    const made = correction?.kept ? (await corrected(plain)) ?? plain : plain;
-    return { made, sizing: size(made.model), measured: measure ? await measure(made.model) : null };
+    const moved = correction?.kept ? await corrected(plain) : null;
+    if (!moved) return { made: plain, sizing: size(plain.model), measured: measure ? await measure(plain.model) : null };
+    const [a, b] = [await measure(plain.model), await measure(moved.model)];
+    const made = lessError(target, b.calibration, a.calibration) ? moved : plain;
+    return { made, sizing: size(made.model), measured: made === moved ? b : a, compared: { without: a.calibration, with: b.calibration } };
   };
   const points = [];
   let calibrated = null;
   const evaluate = async (k) => {
     // A size target needs the bytes at once, an error target once the search is over (`sized`).
-    const { made, measured, sizing } = await buildAndMeasure(path[k]);
+    const { made, measured, sizing, compared } = await buildAndMeasure(path[k]);
     const point = { step: k, predicted: path[k].predicted, estimatedBytes: undefined, bytes: bySize ? await sizing : sizing,
                     raw: made.model.byteLength, ...(measured ? { measured: measured.calibration, heldOut: measured.heldOut } : {}),
-                    ...(made.biasesMoved ? { biasesMoved: made.biasesMoved } : {}) };
+                    ...(made.biasesMoved ? { biasesMoved: made.biasesMoved } : {}),
+                    ...(compared ? { biasMove: { without: compared.without.relL2, with: compared.with.relL2 } } : {}) };
     if (!points.length) calibrated = Promise.resolve(point.bytes).then((b) => wire.calibrate(path[k].bits, b));
     points.push(point);
     return { made, point };
@@ -533,6 +543,14 @@ async function crossCheck(correction, { rows, build, corrected, measure, target 
 function badness(target, m) {
   if (target.kind === 'agree') return 1 - (m.agreement ?? 0);
   return target.kind === 'maxAbs' ? m.maxAbs : m.relL2;
+}
+
+// Whether measurements `a` err less than `b` by the target's measure (a size target's: rel. L2),
+// ties by rel. L2.
+export function lessError(target, a, b) {
+  const kind = target.kind === 'agree' || target.kind === 'maxAbs' ? target : { kind: 'relL2' };
+  const [x, y] = [badness(kind, a), badness(kind, b)];
+  return x < y || (x === y && a.relL2 < b.relL2);
 }
 
 // The default's predicted error under the same estimates (for targets without samples: never more
