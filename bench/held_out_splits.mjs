@@ -8,11 +8,9 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import ort from 'onnxruntime-node';
-import { inspect, objectiveSize, shrink } from '../bindings/js/index.node.js';
-import { makeEvaluator, parseDecision } from '../bindings/js/target.js';
+import { objectiveSize, shrink } from '../bindings/js/index.node.js';
 import { pageQuadrants } from './corpus.mjs';
-import { WIRE_MODELS } from './wire_accuracy.mjs';
+import { evaluator, WIRE_MODELS } from './wire_accuracy.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const spec = WIRE_MODELS.find((m) => m.key === 'det');
@@ -30,9 +28,7 @@ function ordered(order) {
 
 async function split(order) {
   const samples = { x: ordered(order) };
-  const report = await inspect(model);
-  const inputs = report.model.inputs.map((i) => ({ name: i.name, dtype: i.dtype, shape: spec.shapes[i.name], bytes: samples[i.name] }));
-  const { measure } = await makeEvaluator(ort, model, inputs, { feedBack: {}, decision: parseDecision(spec.decision) });
+  const { measure } = await evaluator(model, spec, samples);
   const plain = (await shrink(model)).model;
   const base = await measure(plain);
   const baseBrotli = objectiveSize(plain, 'brotli', 11);

@@ -44,7 +44,7 @@ export const WIRE_MODELS = [
 const LADDER = [1.2, 1.5, 2];
 
 // The evaluator target mode builds for these samples (index.node.js's shrinkToTarget).
-async function evaluator(model, spec, samples) {
+export async function evaluator(model, spec, samples) {
   const report = await inspect(model);
   const inputs = report.model.inputs.map((i) => {
     const data = samples[i.name];

@@ -547,7 +547,7 @@ function badness(target, m) {
 
 // Whether measurements `a` err less than `b` by the target's measure (a size target's: rel. L2),
 // ties by rel. L2.
-export function lessError(target, a, b) {
+function lessError(target, a, b) {
   const kind = target.kind === 'agree' || target.kind === 'maxAbs' ? target : { kind: 'relL2' };
   const [x, y] = [badness(kind, a), badness(kind, b)];
   return x < y || (x === y && a.relL2 < b.relL2);
