@@ -268,7 +268,7 @@ function measuredText(m, percentOnly = false) {
 }
 
 // Which codes a point has, when the search tried more than one kind (target.js: better()).
-const codesText = (p) => (p.scheme ? `, ${codesPhrase(p).replace('the default\'s codes', 'default codes')}` : '');
+const codesText = (p) => `${p.scheme ? `, ${codesPhrase(p).replace('the default\'s codes', 'default codes')}` : ''}${p.beyond ? `, ${p.beyond}` : ''}`;
 
 function renderPicked() {
   const v = view, i = v.picked, p = v.points[i];

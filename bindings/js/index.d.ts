@@ -257,7 +257,13 @@ export interface TargetOptions extends ShrinkOptions {
 
 /** One candidate built and measured by target mode. */
 export interface TargetPoint {
+  /** Its place on the path (0: every tensor at 10 bits); negative past the path's top. */
   step: number;
+  /**
+   * Past the path's top (an error target that every tensor at 10 bits misses): which file, e.g.
+   * 'every tensor at 12 bits, small ones kept', or 'the model left alone'. Its `predicted` is null.
+   */
+  beyond?: string;
   /** The objective's size of the file. */
   bytes: number;
   raw: number;
@@ -268,7 +274,7 @@ export interface TargetPoint {
    */
   estimatedBytes: number;
   /** The predicted output error (relative L2 of the worst output). */
-  predicted: number;
+  predicted: number | null;
   /** Measured on the calibration samples, and on the ones held back (null with one sample). */
   measured?: { relL2: number; maxAbs: number; agreement?: number };
   heldOut?: { relL2: number; maxAbs: number; agreement?: number } | null;

@@ -86,7 +86,7 @@ export function evidenceLines(target, { text, decision, name, formatBytes }) {
     ...(schemes ? [codesName(p)] : []),
     formatBytes(p.bytes, 3), ...(objective === 'raw' ? [] : [formatBytes(p.raw, 3)]),
     ...(estimated ? [error(p.predicted)] : [...errorCells(p.measured, decisions), ...(heldOut ? errorCells(p.heldOut, decisions) : [])]),
-    [p.default ? 'the default' : '', p === chosen ? (target.met ? 'chosen' : 'closest') : ''].filter(Boolean).join(', '),
+    [p.default ? 'the default' : '', p.beyond ?? '', p === chosen ? (target.met ? 'chosen' : 'closest') : ''].filter(Boolean).join(', '),
   ]);
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
   const format = (cells) => `  ${cells.map((c, i) => (i < head.length ? c.padStart(widths[i]) : c)).join('  ')}`.trimEnd();
@@ -110,6 +110,7 @@ export function evidenceLines(target, { text, decision, name, formatBytes }) {
       `${!meets(goal, chosen.heldOut) ? ', which MISSES the target: calibrate on more samples like those the model will meet' : ''}.`
     : '';
   const where = estimated || goal.kind === 'size' || goal.kind === 'default' ? '' : ' on the calibration samples';
-  lines.push(`target met: the chosen file ${reached(goal, chosen, formatBytes, objective, target.aim)}${where}.${held} ${kind}`);
+  const past = chosen.beyond ? ` Every tensor at 10 bits misses the target; the chosen file is ${chosen.beyond}.` : '';
+  lines.push(`target met: the chosen file ${reached(goal, chosen, formatBytes, objective, target.aim)}${where}.${past}${held} ${kind}`);
   return lines;
 }

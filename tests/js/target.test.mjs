@@ -7,6 +7,7 @@ import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { objectiveSize, shrink, shrinkToTarget } from '../../bindings/js/index.node.js';
 import { parseDecision, parseTarget } from '../../bindings/js/target.js';
+import { evidenceLines } from '../../bindings/js/target_table.js';
 import { pageQuadrants } from '../../bench/corpus.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -101,4 +102,36 @@ test('with samples, several searches (the default\'s codes, per-channel codes): 
   assert.equal(one.target.scheme, undefined);
   assert.ok(one.target.points.every((p) => p.scheme === undefined));
   assert.ok(one.report.tensors.filter((x) => x.changed && x.bits !== undefined).every((x) => x.scheme === 'channel'));
+});
+
+test('an error target that every tensor at 10 bits misses: the smallest file past the path\'s top that meets it, and the model left alone for relL2=0', async () => {
+  const samples = { x: pageQuadrants() }, shapes = { x: [1, 3, 160, 320] };
+  // PP-OCR det with every tensor at 10 bits errs about 5e-3 (float16 small tensors alone 4.7e-3).
+  const r = await shrink(det, { target: 'relL2=1e-3', samples, shapes, scheme: 'channel' });
+  const t = r.target;
+  assert.equal(t.met, true, t.why);
+  const top = t.points.find((p) => p.step === 0);
+  assert.ok(top && top.measured.relL2 > t.aim.value, JSON.stringify(top));
+  assert.ok(t.chosen.step < 0 && /^every tensor at (12|16) bits/.test(t.chosen.beyond), JSON.stringify(t.chosen));
+  assert.ok(t.chosen.measured.relL2 <= t.aim.value && t.chosen.predicted === null);
+  // Tried smallest first: each one before it misses and is smaller.
+  const past = t.points.filter((p) => p.beyond);
+  assert.equal(past.at(-1), t.chosen);
+  for (const p of past.slice(0, -1)) assert.ok(p.measured.relL2 > t.aim.value && p.raw < t.chosen.raw, JSON.stringify(p));
+  // The file returned is the chosen one: its size, and its tensors at the depth it names.
+  assert.equal(objectiveSize(r.model, 'brotli', 9), t.chosen.bytes);
+  const depth = Number(/at (\d+) bits/.exec(t.chosen.beyond)[1]);
+  assert.ok(r.report.tensors.filter((x) => x.changed && x.bits !== undefined).every((x) => x.bits === depth));
+  assert.ok(Object.values(t.tensorBits).every((b) => b === depth));
+  // The CLI's table names each such file, and says why the chosen one is past the path.
+  const lines = evidenceLines({ ...t, samples: { calibration: 2, heldOut: 2 } }, { text: 'relL2=1e-3', name: 'det.onnx', formatBytes: (n) => `${n} B` });
+  assert.equal(lines.filter((l) => l.endsWith(`${t.chosen.beyond}, chosen`)).length, 1, lines.join('\n'));
+  assert.ok(past.every((p) => lines.some((l) => l.includes(`${p.raw} B`) && l.includes(p.beyond))), lines.join('\n'));
+  assert.match(lines.at(-1), new RegExp(`^target met: .* Every tensor at 10 bits misses the target; the chosen file is ${t.chosen.beyond}\\.`));
+  // Nothing but the model itself errs 0.
+  const exact = await shrink(det, { target: 'relL2=0', samples, shapes, scheme: 'channel' });
+  assert.equal(exact.target.met, true, exact.target.why);
+  assert.equal(exact.target.chosen.beyond, 'the model left alone');
+  assert.equal(exact.target.chosen.measured.relL2, 0);
+  assert.ok(exact.report.tensors.every((x) => !x.changed), 'no tensor changed');
 });
