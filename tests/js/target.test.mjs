@@ -60,6 +60,15 @@ test('agree=0.999 on PP-OCR det: the decisions kept on the calibration half and 
   assert.ok(progress.length > 10 && progress.every((f, i) => i === 0 || f >= progress[i - 1]) && progress.at(-1) <= 1);
 });
 
+test('options that target mode cannot search with are refused, saying why', async () => {
+  const cases = [[{ mode: 'palette' }, /^target: each tensor gets int8 codes of 2 to 10 bits, so mode must be 'int8', not 'palette'$/],
+                 [{ scheme: 'tensor' }, /^target: each tensor gets its own bits, and scheme 'tensor' \(the original tool's formula\) has 8 only: give scheme 'auto' or 'channel'$/],
+                 [{ form: 'dq' }, /^target: tensors get up to 10 bits, and more than 8 need form 'fold': DequantizeLinear \(form 'dq'\) takes 8-bit codes$/]];
+  for (const [options, message] of cases) {
+    await assert.rejects(shrink(det, { target: 'size=0.5', ...options }), (e) => e.code === 'BAD_OPTION' && message.test(e.message), JSON.stringify(options));
+  }
+});
+
 test('without samples: an error target is refused, the default\'s estimated error is met by estimates', async () => {
   await assert.rejects(shrink(det, { target: 'relL2=0.01' }), (e) => e.code === 'BAD_OPTION' && /needs samples/.test(e.message));
   await assert.rejects(shrink(det, { target: 'agree=0.999', decision: 'argmax', samples: { x: pageHalves() } }),
