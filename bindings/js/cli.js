@@ -178,7 +178,7 @@ function checkTargetFlags(a) {
   }
   const refused = [['--verify', a.verify], ['--inspect', a.inspect], ['--expand', a.expand], ['--mode palette', a.options.mode === 'palette'],
                    ['--bits', a.options.bits !== undefined], ['--tensor-bits', a.options.tensorBits !== undefined],
-                   ['--scheme tensor (8 bits only)', a.schemes.includes('tensor')], ['--form dq (8 bits only)', a.options.form === 'dq'],
+                   ['--scheme tensor (8 bits only)', a.schemes.includes('tensor')],
                    ['a list of schemes', a.schemes.length > 1]].filter(([, on]) => on).map(([what]) => what);
   if (refused.length) {
     throw new UsageError(`--target chooses the bits of each tensor's int8 codes and measures its candidates itself: it takes no ${oneOf(refused)}`);

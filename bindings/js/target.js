@@ -14,7 +14,7 @@
 //     inputs and outputs as extra outputs, and predicts each reader's relative output error per unit
 //     noise from their energies (activation_probe.js). Without samples, each tensor's relative
 //     noise counts alike: an estimate, and said to be one.
-//  3. A path from every tensor at 10 bits down to every tensor at 2: each step lowers the depth of
+//  3. A path from every tensor at 10 bits (8 with form 'dq') down to every tensor at 2: each step lowers the depth of
 //     the tensor that saves the most bytes for the least predicted error (a greedy descent of the
 //     rate-distortion curve).
 //  4. The point on that path: with samples, bisection on measured results (the file is built and
@@ -39,6 +39,8 @@ import { OutputComparison, carryOver, sampleFeeds } from './verify.js';
 import { wireEstimator } from './wire_estimate.js';
 
 export const TARGET_BITS = [2, 3, 4, 5, 6, 7, 8, 9, 10];
+// The depths a search walks: TARGET_BITS, up to 8 with DequantizeLinear (form 'dq': 8-bit codes).
+export const depthsFor = (options = {}) => ((options.form ?? 'fold') === 'fold' ? TARGET_BITS : TARGET_BITS.filter((b) => b <= 8));
 export const PROBE_BITS = 4;
 export const OBJECTIVES = ['brotli', 'gzip', 'raw'];
 // What a target can bound, each written KIND=N; the kinds measured on samples (a size can be met
@@ -138,8 +140,9 @@ export async function makeEvaluator(ort, original, inputs, { feedBack = {}, deci
 // (`codes`: the entropy of its codes; `entropy`: that plus its other stored bytes, scales and offsets).
 export async function depthTable(inspect, model, options, progress) {
   const table = new Map();
-  for (const [k, bits] of TARGET_BITS.entries()) {
-    progress(k / TARGET_BITS.length, 'measuring each tensor at each bit depth');
+  const depths = depthsFor(options);
+  for (const [k, bits] of depths.entries()) {
+    progress(k / depths.length, 'measuring each tensor at each bit depth');
     const report = await inspect(model, { ...options, bits });
     for (const t of report.tensors) {
       if (!t.changed || t.bits === undefined) continue;
@@ -151,7 +154,7 @@ export async function depthTable(inspect, model, options, progress) {
       table.set(t.name, row);
     }
   }
-  return [...table.values()].filter((row) => TARGET_BITS.every((b) => row.at[b]));
+  return [...table.values()].filter((row) => depths.every((b) => row.at[b]));
 }
 
 // Sensitivities are measured one tensor at a time (a model built and run per tensor) while those
@@ -196,10 +199,10 @@ export async function sensitivities(rows, { shrink, model, options, measure, obs
 }
 
 // The greedy path: configurations (bits per tensor) from the most bytes to the fewest; `cost(d)`: a
-// tensor's bytes at one depth (d = row.at[bits]).
-export function descent(rows, gains, cost) {
-  const index = (b) => TARGET_BITS.indexOf(b);
-  const bits = rows.map(() => TARGET_BITS.at(-1));
+// tensor's bytes at one depth (d = row.at[bits]); `depths`: those the rows have, fewest bits first.
+export function descent(rows, gains, cost, depths = TARGET_BITS) {
+  const index = (b) => depths.indexOf(b);
+  const bits = rows.map(() => depths.at(-1));
   const path = [];
   const point = () => {
     const bytes = rows.reduce((s, r, i) => s + cost(r.at[bits[i]]), 0);
@@ -212,14 +215,14 @@ export function descent(rows, gains, cost) {
     for (let i = 0; i < rows.length; i++) {
       const k = index(bits[i]);
       if (k === 0) continue;
-      const here = rows[i].at[bits[i]], lower = rows[i].at[TARGET_BITS[k - 1]];
+      const here = rows[i].at[bits[i]], lower = rows[i].at[depths[k - 1]];
       const saved = cost(here) - cost(lower), added = gains[i] * (lower.noise - here.noise);
       if (saved <= 0) continue;
       const ratio = Math.max(0, added) / saved;
       if (ratio < bestRatio) best = i, bestRatio = ratio;
     }
     if (best < 0) break;
-    bits[best] = TARGET_BITS[index(bits[best]) - 1];
+    bits[best] = depths[index(bits[best]) - 1];
     point();
   }
   return path;
@@ -275,12 +278,11 @@ export async function searchTarget(model, settings) {
 }
 
 // Why target mode cannot search with these options, in words (null: it can). It gives each tensor
-// 2 to 10 bits of int8 codes (and 12 or 16 past the path's top). The API and the CLI say 'target: '
-// before it.
-function refusedOptions({ mode = 'int8', scheme = 'auto', form = 'fold' }) {
+// 2 to 10 bits of int8 codes (to 8 with form 'dq'; 12 or 16 past the path's top). The API and the
+// CLI say 'target: ' before it.
+function refusedOptions({ mode = 'int8', scheme = 'auto' }) {
   if (mode !== 'int8') return `each tensor gets int8 codes of 2 to 10 bits, so mode must be 'int8', not '${mode}'`;
   if (scheme === 'tensor') return "each tensor gets its own bits, and scheme 'tensor' (the original tool's formula) has 8 only: give scheme 'auto' or 'channel'";
-  if (form !== 'fold') return `tensors get up to 10 bits, and more than 8 need form 'fold': DequantizeLinear (form '${form}') takes 8-bit codes`;
   return null;
 }
 
@@ -379,7 +381,7 @@ async function searchPath(model, { engine, options = {}, target, objective = 'br
   }
   // Each point's bytes estimated (wire_estimate.js), the rest of the file calibrated on the first built.
   const wire = wireEstimator(rows, objective, brotliQuality);
-  const path = descent(rows, gains, wire.cost);
+  const path = descent(rows, gains, wire.cost, depthsFor(options));
   // A point's file, its size (started once the file is known: Node's zlib compresses on another
   // thread, beside the measures) and its measurements. When the correction is kept, the point's file
   // with its biases moved and without, whichever errs less on the calibration samples: the
@@ -422,7 +424,7 @@ async function searchPath(model, { engine, options = {}, target, objective = 'br
   // with that one ({ made, point }), or null.
   const beyond = async () => {
     const files = [];
-    for (const rung of BEYOND_PATH) {
+    for (const rung of beyondPath(options)) {
       const settings = rung.original ? { ...options, tensorBits: {}, small: 'keep', exclude: [...(options.exclude ?? []), ...rows.map((r) => r.name)] }
                                      : { ...options, tensorBits: Object.fromEntries(rows.map((r) => [r.name, rung.bits])), ...(rung.small ? { small: rung.small } : {}) };
       const made = await shrinkAt(settings);
@@ -451,9 +453,9 @@ async function searchPath(model, { engine, options = {}, target, objective = 'br
   // What the evidence says of every outcome, besides whether it met the target and the point chosen.
   const evidence = { estimated, probe: probed, biasCorrection: correctionSummary(correction), rounding: roundingSummary(rounder),
                      aim: MEASURED_KINDS.includes(target.kind) ? calibrationAim(target, overfit) : null, objective, goal: aim, points };
-  const missed = bySize ? `even every tensor at 2 bits is larger than ${goal} bytes` : 'even every tensor at 10 bits misses the target';
+  const missed = bySize ? `even every tensor at 2 bits is larger than ${goal} bytes` : `even every tensor at ${depthsFor(options).at(-1)} bits misses the target`;
   // An error target that even the model left alone misses (measured: onnxruntime's outputs differ).
-  const missedAll = measure ? `${missed}, and so do ${BEYOND_PATH.filter((r) => !r.original).map(beyondName).join(', ')} and the model left alone` : missed;
+  const missedAll = measure ? `${missed}, and so do ${beyondPath(options).filter((r) => !r.original).map(beyondName).join(', ')} and the model left alone` : missed;
   const progress = stage(0.6, 1);
   if (probed === 'activations') {
     // A large model: few points, guided by the predictions (guided_search.js).
@@ -502,6 +504,8 @@ async function searchPath(model, { engine, options = {}, target, objective = 'br
 // default's file: 1.17x (rel. L2 3.7e-3 on the calibration half), 1.34x small ones kept (1.6e-3),
 // 1.50x at 16 bits (4.7e-3), 1.67x small ones kept (9.5e-5). Their biases are not moved.
 export const BEYOND_PATH = [{ bits: 12 }, { bits: 12, small: 'keep' }, { bits: 16 }, { bits: 16, small: 'keep' }, { original: true }];
+// With DequantizeLinear (8-bit codes): the small tensors kept, and the model left alone.
+const beyondPath = (options) => ((options.form ?? 'fold') === 'fold' ? BEYOND_PATH : [{ bits: 8, small: 'keep' }, { original: true }]);
 
 // A file of BEYOND_PATH in words.
 export function beyondName(rung) {

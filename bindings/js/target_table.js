@@ -110,7 +110,7 @@ export function evidenceLines(target, { text, decision, name, formatBytes }) {
       `${!meets(goal, chosen.heldOut) ? ', which MISSES the target: calibrate on more samples like those the model will meet' : ''}.`
     : '';
   const where = estimated || goal.kind === 'size' || goal.kind === 'default' ? '' : ' on the calibration samples';
-  const past = chosen.beyond ? ` Every tensor at 10 bits misses the target; the chosen file is ${chosen.beyond}.` : '';
+  const past = chosen.beyond ? ` No point of the path meets the target; the chosen file is ${chosen.beyond}.` : '';
   lines.push(`target met: the chosen file ${reached(goal, chosen, formatBytes, objective, target.aim)}${where}.${past}${held} ${kind}`);
   return lines;
 }

@@ -62,7 +62,6 @@ test('bad --target, --decision and --objective: one line naming the flag and wha
     [['--target', 'relL2=0.01'], '--target relL2=0.01 is measured on your data: add --input NAME=FILE'],
     [['--decision', 'argmax'], '--decision needs --target\n'],
     [['--target', 'size=1MB', '--bits', '6'], "--target chooses the bits of each tensor's int8 codes and measures its candidates itself: it takes no --bits\n"],
-    [['--target', 'size=1MB', '--form', 'dq'], "--target chooses the bits of each tensor's int8 codes and measures its candidates itself: it takes no --form dq (8 bits only)\n"],
     [['--target', 'size=1MB', '--scheme', 'tensor', '--bits', '8'],
      "--target chooses the bits of each tensor's int8 codes and measures its candidates itself: it takes no --bits or --scheme tensor (8 bits only)\n"],
     [['--targt', 'size=1MB'], 'unknown option --targt; did you mean --target?\n'],

@@ -9,6 +9,7 @@ import { objectiveSize, shrink, shrinkToTarget } from '../../bindings/js/index.n
 import { parseDecision, parseTarget } from '../../bindings/js/target.js';
 import { evidenceLines } from '../../bindings/js/target_table.js';
 import { pageQuadrants } from '../../bench/corpus.mjs';
+import { WIRE_MODELS } from '../../bench/wire_accuracy.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const det = readFileSync(path.join(root, 'tests', 'fixtures', 'ch_PP-OCRv4_det_infer.onnx'));
@@ -62,8 +63,7 @@ test('agree=0.999 on PP-OCR det: the decisions kept on the calibration half and 
 
 test('options that target mode cannot search with are refused, saying why', async () => {
   const cases = [[{ mode: 'palette' }, /^target: each tensor gets int8 codes of 2 to 10 bits, so mode must be 'int8', not 'palette'$/],
-                 [{ scheme: 'tensor' }, /^target: each tensor gets its own bits, and scheme 'tensor' \(the original tool's formula\) has 8 only: give scheme 'auto' or 'channel'$/],
-                 [{ form: 'dq' }, /^target: tensors get up to 10 bits, and more than 8 need form 'fold': DequantizeLinear \(form 'dq'\) takes 8-bit codes$/]];
+                 [{ scheme: 'tensor' }, /^target: each tensor gets its own bits, and scheme 'tensor' \(the original tool's formula\) has 8 only: give scheme 'auto' or 'channel'$/]];
   for (const [options, message] of cases) {
     await assert.rejects(shrink(det, { target: 'size=0.5', ...options }), (e) => e.code === 'BAD_OPTION' && message.test(e.message), JSON.stringify(options));
   }
@@ -136,11 +136,30 @@ test('an error target that every tensor at 10 bits misses: the smallest file pas
   const lines = evidenceLines({ ...t, samples: { calibration: 2, heldOut: 2 } }, { text: 'relL2=1e-3', name: 'det.onnx', formatBytes: (n) => `${n} B` });
   assert.equal(lines.filter((l) => l.endsWith(`${t.chosen.beyond}, chosen`)).length, 1, lines.join('\n'));
   assert.ok(past.every((p) => lines.some((l) => l.includes(`${p.raw} B`) && l.includes(p.beyond))), lines.join('\n'));
-  assert.match(lines.at(-1), new RegExp(`^target met: .* Every tensor at 10 bits misses the target; the chosen file is ${t.chosen.beyond}\\.`));
+  assert.match(lines.at(-1), new RegExp(`^target met: .* No point of the path meets the target; the chosen file is ${t.chosen.beyond}\\.`));
   // Nothing but the model itself errs 0.
   const exact = await shrink(det, { target: 'relL2=0', samples, shapes, scheme: 'channel' });
   assert.equal(exact.target.met, true, exact.target.why);
   assert.equal(exact.target.chosen.beyond, 'the model left alone');
   assert.equal(exact.target.chosen.measured.relL2, 0);
   assert.ok(exact.report.tensors.every((x) => !x.changed), 'no tensor changed');
+});
+
+test('with form dq (DequantizeLinear: 8-bit codes), the path stops at 8 bits and past it come the small tensors kept, then the model left alone', async () => {
+  const silero = readFileSync(path.join(root, 'tests', 'fixtures', 'silero_vad_v5.onnx'));
+  const spec = WIRE_MODELS.find((m) => m.key === 'silero');
+  const given = { samples: spec.samples(), shapes: spec.shapes, feedBack: spec.feedBack, form: 'dq', scheme: 'channel' };
+  const r = await shrink(silero, { ...given, target: 'size=0.3' });
+  const t = r.target;
+  assert.equal(t.met, true, t.why);
+  const bits = Object.values(t.tensorBits);
+  assert.ok(bits.every((b) => b <= 8) && bits.some((b) => b < 8), JSON.stringify(t.tensorBits));
+  assert.ok(t.points.every((p) => !p.beyond));
+  assert.equal(objectiveSize(r.model, 'brotli', 9), t.chosen.bytes);
+  assert.ok(Buffer.from(r.model).includes('DequantizeLinear'), 'the file dequantizes with DequantizeLinear');
+  // Tighter than every tensor at 8 bits.
+  const tight = await shrink(silero, { ...given, target: 'relL2=1e-4' });
+  assert.equal(tight.target.met, true, tight.target.why);
+  assert.deepEqual(tight.target.points.filter((p) => p.beyond).map((p) => p.beyond).slice(0, 1), ['every tensor at 8 bits, small ones kept']);
+  assert.equal(tight.target.points.find((p) => p.step === 0).measured.relL2 > 1e-4, true);
 });
