@@ -420,19 +420,19 @@ async function searchPath(model, { engine, options = {}, target, objective = 'br
     return result;
   };
   // Past the path's top (step 7 above), for an error target that its first point misses: the
-  // files of BEYOND_PATH, smallest raw first, each measured until one meets the target. Resolves
-  // with that one ({ made, point }), or null.
+  // files of BEYOND_PATH, smallest raw first (by dry runs), each built and measured until one meets
+  // the target. Resolves with that one ({ made, point }), or null.
   const beyond = async () => {
     const files = [];
     for (const rung of beyondPath(options)) {
       const settings = rung.original ? { ...options, tensorBits: {}, small: 'keep', exclude: [...(options.exclude ?? []), ...rows.map((r) => r.name)] }
                                      : { ...options, tensorBits: Object.fromEntries(rows.map((r) => [r.name, rung.bits])), ...(rung.small ? { small: rung.small } : {}) };
-      const made = await shrinkAt(settings);
-      files.push({ rung, made: { ...made, tensorBits: settings.tensorBits, ...(rung.small ? { small: rung.small } : {}) } });
+      files.push({ rung, settings, raw: (await engine.inspect(base(settings.tensorBits), settings)).totals.modelBytesAfter });
     }
-    files.sort((a, b) => a.made.model.byteLength - b.made.model.byteLength);
-    for (const [i, { rung, made }] of files.entries()) {
+    files.sort((a, b) => a.raw - b.raw);
+    for (const [i, { rung, settings }] of files.entries()) {
       progress(1, `building and measuring candidates: ${beyondName(rung)}`);
+      const made = { ...(await shrinkAt(settings)), tensorBits: settings.tensorBits, ...(rung.small ? { small: rung.small } : {}) };
       const measured = await measure(made.model);
       const point = { step: -(i + 1), beyond: beyondName(rung), predicted: null, estimatedBytes: undefined, bytes: size(made.model),
                       raw: made.model.byteLength, measured: measured.calibration, heldOut: measured.heldOut };
