@@ -432,7 +432,7 @@ async function searchPath(model, { engine, options = {}, target, objective = 'br
     files.sort((a, b) => a.raw - b.raw);
     for (const [i, { rung, settings }] of files.entries()) {
       progress(1, `building and measuring candidates: ${beyondName(rung)}`);
-      const made = { ...(await shrinkAt(settings)), tensorBits: settings.tensorBits, ...(rung.small ? { small: rung.small } : {}) };
+      const made = { ...(await shrinkAt(settings)), tensorBits: settings.tensorBits };
       const measured = await measure(made.model);
       const point = { step: -(i + 1), beyond: beyondName(rung), predicted: null, estimatedBytes: undefined, bytes: size(made.model),
                       raw: made.model.byteLength, measured: measured.calibration, heldOut: measured.heldOut };
