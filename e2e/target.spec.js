@@ -3,8 +3,9 @@
 // get the plot of every file tried beside the plain modes and the original tool's method; the file
 // saved is the point's: its brotli size (node:zlib at the quality the page names) and its errors
 // measured in onnxruntime-node on the same samples match what the page shows. Also: Cancel stops
-// the search, and the result view at 1280 and 390 px (screenshots kept in test-results/). And a
-// 71 MB model, whose search takes the activation probe.
+// the search, and the result view at 1280 and 390 px (screenshots kept in test-results/). An error
+// target tighter than every tensor at 10 bits, met by a file past the path's top. And a 71 MB
+// model, whose search takes the activation probe.
 import { test, expect } from '@playwright/test';
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -201,6 +202,30 @@ test('target agree=0.999 at threshold 0.3 on PP-OCR det: the plot, the picked po
   expect(Math.abs(measured.calibration.agreement - chosen.agreement)).toBeLessThanOrEqual(1e-4);
   expect(Math.abs(measured.heldOut.agreement - chosen.heldOutAgreement)).toBeLessThanOrEqual(1e-4);
   expect(within(1 - measured.calibration.agreement, 1 - chosen.agreement, 0.1)).toBe(true);
+});
+
+test('an error target that every tensor at 10 bits misses: the page picks the file past the path that meets it, names it, and saves it', async ({ page }) => {
+  test.setTimeout(600_000);
+  await detWithSamples(page);
+  // Plain per-channel codes: one search. PP-OCR det at 10 bits errs about 5e-3 (target.js's BEYOND_PATH).
+  await page.click('#advanced summary');
+  await page.selectOption('#scheme', 'channel');
+  await expect(page.locator('#status')).toHaveText('Done.', { timeout: 150_000 });
+  await page.selectOption('#target-kind', 'relL2');
+  await page.fill('#target-value', '0.001');
+  await page.selectOption('#target-objective', 'raw');
+  await page.click('#target-run');
+  await expect(page.locator('#target')).toHaveAttribute('data-state', 'done', { timeout: 540_000 });
+  await expect(page.locator('#target-error')).toBeHidden();
+  await expect(page.locator('#target-verdict')).toHaveAttribute('data-met', 'true');
+  await expect(page.locator('#target-picked')).toContainText(/, (every tensor at (12|16) bits(, small ones kept)?|the model left alone): /);
+  expect(await data(page, 'chosen')).toBe('true');
+  expect(await number(page, 'relL2')).toBeLessThanOrEqual(0.001);
+  // Every file tried is a row of the table (folded away until opened), those past the path named.
+  expect(await page.locator('#target-table tbody tr:not(.reference)').filter({ hasText: 'every tensor at 12 bits' }).count()).toBeGreaterThanOrEqual(1);
+  const raw = await number(page, 'raw');
+  expect(await number(page, 'bytes')).toBe(raw);
+  expect((await saveTarget(page)).bytes.byteLength).toBe(raw);
 });
 
 test('target mode without samples: estimates only; Cancel stops a search (its worker ends) and leaves a clear state', async ({ page }) => {
