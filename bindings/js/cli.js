@@ -47,10 +47,11 @@ function usage(o) {
 // Target mode's flags, as entries like options.js's for usage(); their words are target.js's.
 const TARGET_FLAGS = [
   { key: 'target', flag: '--target', words: [...TARGET_KINDS.map((kind) => `${kind}=N`), 'default'], default: '',
-    help: 'the smallest file (bytes after --objective) that meets a target, choosing the bits of each tensor\'s codes (2 to 10): ' +
+    help: 'the smallest file (bytes after --objective) that meets a target, choosing the bits of each tensor\'s codes (2 to 10; 8 with --form dq): ' +
           'relL2=N or maxAbs=N, the worst output\'s error, or agree=N, the share of decisions kept (with --decision), measured in ' +
           'onnxruntime-node on the --input samples (calibrated on the first half, the rest held out and reported); size=N, bytes ' +
           '(e.g. 1.2MB) or a fraction of the original\'s (e.g. 0.25), with the least error; default: the default\'s estimated error. ' +
+          'An error tighter than every tensor at the most bits gets 12 or 16 bits, small tensors kept, or the model left alone. ' +
           'Without --input, size and default are met by estimates, and said to be. Prints each point tried; writes nothing when the ' +
           'target cannot be met (exit 3)' },
   { key: 'decision', flag: '--decision', words: DECISIONS, default: '',
