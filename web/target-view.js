@@ -267,7 +267,8 @@ function measuredText(m, percentOnly = false) {
   return parts.join(', ');
 }
 
-// Which codes a point has, when the search tried more than one kind (target.js: better()).
+// Which codes a point has, when the search tried more than one kind (target.js: best()), and which
+// file past the path's top it is (target.js: BEYOND_PATH).
 const codesText = (p) => `${p.scheme ? `, ${codesPhrase(p).replace('the default\'s codes', 'default codes')}` : ''}${p.beyond ? `, ${p.beyond}` : ''}`;
 
 function renderPicked() {

@@ -14,9 +14,9 @@
 //     inputs and outputs as extra outputs, and predicts each reader's relative output error per unit
 //     noise from their energies (activation_probe.js). Without samples, each tensor's relative
 //     noise counts alike: an estimate, and said to be one.
-//  3. A path from every tensor at 10 bits (8 with form 'dq') down to every tensor at 2: each step lowers the depth of
-//     the tensor that saves the most bytes for the least predicted error (a greedy descent of the
-//     rate-distortion curve).
+//  3. A path from every tensor at 10 bits (8 with form 'dq') down to every tensor at 2: each step
+//     lowers the depth of the tensor that saves the most bytes for the least predicted error (a
+//     greedy descent of the rate-distortion curve).
 //  4. The point on that path: with samples, bisection on measured results (the file is built and
 //     run; with the activation probe, a search guided by the predictions, guided_search.js, as each
 //     point of a large model costs seconds); without, the predicted error. The points measured are
@@ -500,7 +500,7 @@ async function searchPath(model, { engine, options = {}, target, objective = 'br
 // default errs 1.4e-2 in rel. L2, every tensor at 10 bits no less, as float16 small tensors alone
 // move its outputs by 4.7e-3) is met by one of these files, tried smallest first: every tensor at
 // 12 or 16 bits, with the small tensors as float16 (the default) or kept as they are, and the
-// model left alone (which meets any error target). On PP-OCR det, by brotli -q 9 against the
+// model left alone (which meets any error target, as onnxruntime runs it alike). On PP-OCR det, by brotli -q 9 against the
 // default's file: 1.17x (rel. L2 3.7e-3 on the calibration half), 1.34x small ones kept (1.6e-3),
 // 1.50x at 16 bits (4.7e-3), 1.67x small ones kept (9.5e-5). Their biases are not moved.
 export const BEYOND_PATH = [{ bits: 12 }, { bits: 12, small: 'keep' }, { bits: 16 }, { bits: 16, small: 'keep' }, { original: true }];
