@@ -454,8 +454,11 @@ async function searchPath(model, { engine, options = {}, target, objective = 'br
   const evidence = { estimated, probe: probed, biasCorrection: correctionSummary(correction), rounding: roundingSummary(rounder),
                      aim: MEASURED_KINDS.includes(target.kind) ? calibrationAim(target, overfit) : null, objective, goal: aim, points };
   const missed = bySize ? `even every tensor at 2 bits is larger than ${goal} bytes` : `even every tensor at ${depthsFor(options).at(-1)} bits misses the target`;
+  // Only an error target measured on samples goes past the path's top (a size or 'default' is met
+  // on the path, or by no file).
+  const pastTop = measure && MEASURED_KINDS.includes(target.kind);
   // An error target that even the model left alone misses (measured: onnxruntime's outputs differ).
-  const missedAll = measure ? `${missed}, and so do ${beyondPath(options).filter((r) => !r.original).map(beyondName).join(', ')} and the model left alone` : missed;
+  const missedAll = pastTop ? `${missed}, and so do ${beyondPath(options).filter((r) => !r.original).map(beyondName).join(', ')} and the model left alone` : missed;
   const progress = stage(0.6, 1);
   if (probed === 'activations') {
     // A large model: few points, guided by the predictions (guided_search.js).
@@ -468,7 +471,7 @@ async function searchPath(model, { engine, options = {}, target, objective = 'br
       nearEnough: (a, b) => Math.abs(path[a].bytes - path[b].bytes) <= GUIDED_BYTES_TOLERANCE * Math.max(path[a].bytes, path[b].bytes),
       onStep: (f) => progress(GUIDED_SHARE * f, 'building and measuring candidates'),
     });
-    const past = met || bySize ? null : await beyond();
+    const past = met || !pastTop ? null : await beyond();
     if (past) return sized({ ...past.made, target: { met: true, ...evidence, chosen: past.point, tensorBits: past.made.tensorBits } }, GUIDED_SHARE);
     const why = met ? undefined : missedAll;
     return sized({ ...chosen.made, target: { met, ...evidence, chosen: chosen.point,
@@ -480,9 +483,9 @@ async function searchPath(model, { engine, options = {}, target, objective = 'br
   const first = await evaluate(bySize ? hi : lo);
   progress(++steps / total, 'building and measuring candidates');
   if (!ok(first.point)) {
-    const past = bySize || !measure ? null : await beyond();
+    const past = pastTop ? await beyond() : null;
     if (past) return sized({ ...past.made, target: { met: true, ...evidence, chosen: past.point, tensorBits: past.made.tensorBits } });
-    return sized({ ...first.made, target: { met: false, ...evidence, chosen: first.point, why: bySize ? missed : missedAll } });
+    return sized({ ...first.made, target: { met: false, ...evidence, chosen: first.point, why: missedAll } });
   }
   let chosen = first;
   while (lo < hi) {
@@ -505,7 +508,7 @@ async function searchPath(model, { engine, options = {}, target, objective = 'br
 // 1.50x at 16 bits (4.7e-3), 1.67x small ones kept (9.5e-5). Their biases are not moved.
 export const BEYOND_PATH = [{ bits: 12 }, { bits: 12, small: 'keep' }, { bits: 16 }, { bits: 16, small: 'keep' }, { original: true }];
 // With DequantizeLinear (8-bit codes): the small tensors kept, and the model left alone.
-const beyondPath = (options) => ((options.form ?? 'fold') === 'fold' ? BEYOND_PATH : [{ bits: 8, small: 'keep' }, { original: true }]);
+const beyondPath = (options) => (depthsFor(options).at(-1) > 8 ? BEYOND_PATH : [{ bits: 8, small: 'keep' }, { original: true }]);
 
 // A file of BEYOND_PATH in words.
 export function beyondName(rung) {
