@@ -1,4 +1,5 @@
-// Regenerates BENCHMARKS.md (and bench/size-accuracy.svg, bench/wire-accuracy.svg) on this machine, from scratch.
+// Regenerates BENCHMARKS.md (and bench/size-accuracy.svg, bench/wire-accuracy.svg) on this machine, from scratch,
+// keeping what the old file had that this bench does not write: measurements by hand (bench/kept_sections.mjs).
 //
 //   node bench/run.mjs [--quick]      (./dev bench [--quick] builds first)
 //
@@ -17,6 +18,7 @@ import { scatter } from './chart.mjs';
 import { compare, corpus, fixtures, streamSilero } from './corpus.mjs';
 import { largeModels, largeModelsSection } from './large.mjs';
 import { inputHalves } from './input_halves.mjs';
+import { keepHandWritten } from './kept_sections.mjs';
 import { latency } from './latency.mjs';
 import { readyTable, readyTimes } from './ready.mjs';
 import { sessionTable, sessionTimes } from './session.mjs';
@@ -608,7 +610,8 @@ async function main() {
           `Designs used here: ${paletteDesigns(accuracyRows)}. The k-means row shows what spending more entropy buys.`, '');
   md.push(...wireSection(wireModels));
   md.push(...estimateSection(estimateModels));
-  writeFileSync(path.join(root, 'BENCHMARKS.md'), `${md.join('\n')}\n`);
+  const file = path.join(root, 'BENCHMARKS.md');
+  writeFileSync(file, keepHandWritten(existsSync(file) ? readFileSync(file, 'utf8') : '', `${md.join('\n')}\n`));
   rmSync(path.join(out, 'result.onnx'), { force: true });
   log('wrote BENCHMARKS.md, bench/size-accuracy.svg and bench/wire-accuracy.svg');
 }
