@@ -4,7 +4,8 @@
 // saved is the point's: its brotli size (node:zlib at the quality the page names) and its errors
 // measured in onnxruntime-node on the same samples match what the page shows. Also: Cancel stops
 // the search, and the result view at 1280 and 390 px (screenshots kept in test-results/). An error
-// target tighter than every tensor at 10 bits, met by a file past the path's top. And a 71 MB
+// target tighter than every tensor at 10 bits, met by a file past the path's top. Samples that
+// cannot tell files apart, warned of. And a 71 MB
 // model, whose search takes the activation probe.
 import { test, expect } from '@playwright/test';
 import { spawnSync } from 'node:child_process';
@@ -41,12 +42,12 @@ const halves = path.join(work, 'det_halves.f32');
 writeFileSync(halves, pageHalves());
 
 // det shrunk in the page, with its two samples and PaddleOCR's threshold set under Accuracy.
-async function detWithSamples(page) {
+async function detWithSamples(page, samples = halves, shape = '1x3x160x640') {
   await page.goto('/');
   await page.setInputFiles('#file', det);
   await expect(page.locator('#status')).toHaveText('Done.', { timeout: 150_000 });
-  await page.fill('#check-shape-0', '1x3x160x640');
-  await page.setInputFiles('#check-file-0', halves);
+  await page.fill('#check-shape-0', shape);
+  await page.setInputFiles('#check-file-0', samples);
   await page.fill('#check-threshold', '0.3');
   await page.selectOption('#target-kind', 'agree');
   await page.fill('#target-value', '0.999');
@@ -103,6 +104,7 @@ test('target agree=0.999 at threshold 0.3 on PP-OCR det: the plot, the picked po
   // The verdict: met, calibrated on one half and held out on the other.
   const verdict = page.locator('#target-verdict');
   await expect(verdict).toHaveAttribute('data-met', 'true');
+  await expect(verdict).toHaveAttribute('data-doubts', '0');
   await expect(verdict).toContainText('Met: 99.90 % of decisions kept, in ');
   await expect(verdict).toContainText('Calibrated on the first 1 sample of 2; the other 1 held back');
   await expect(verdict).toHaveAttribute('data-held-out', /^(met|missed)$/);  // the held-out sample was measured, and said of
@@ -202,6 +204,29 @@ test('target agree=0.999 at threshold 0.3 on PP-OCR det: the plot, the picked po
   expect(Math.abs(measured.calibration.agreement - chosen.agreement)).toBeLessThanOrEqual(1e-4);
   expect(Math.abs(measured.heldOut.agreement - chosen.heldOutAgreement)).toBeLessThanOrEqual(1e-4);
   expect(within(1 - measured.calibration.agreement, 1 - chosen.agreement, 0.1)).toBe(true);
+});
+
+// A blank page (white: 1 after PaddleOCR's normalisation; two small ones, for speed) as the
+// samples: det's output is 0 everywhere, so every file keeps every decision there, and the page
+// says so beside the verdict.
+test('samples that cannot tell files apart (a blank page): the verdict warns, naming the output', async ({ page }) => {
+  test.setTimeout(600_000);
+  const blank = path.join(work, 'blank.f32');
+  writeFileSync(blank, new Uint8Array(new Float32Array(2 * 3 * 32 * 64).fill(1).buffer));
+  await detWithSamples(page, blank, '1x3x32x64');
+  // One search (plain per-channel codes), each file sized raw: quicker, and the same samples.
+  await page.click('#advanced summary');
+  await page.selectOption('#scheme', 'channel');
+  await expect(page.locator('#status')).toHaveText('Done.', { timeout: 150_000 });
+  await page.selectOption('#target-objective', 'raw');
+  await page.click('#target-run');
+  await expect(page.locator('#target')).toHaveAttribute('data-state', 'done', { timeout: 540_000 });
+  const verdict = page.locator('#target-verdict');
+  await expect(verdict).toHaveAttribute('data-met', 'true');
+  await expect(verdict).toHaveAttribute('data-doubts', '1');
+  await expect(verdict).toHaveClass(/\bwarn\b/);
+  await expect(verdict).toContainText("Beware: output 'sigmoid_0.tmp_0' has the same value everywhere on the calibration sample: " +
+                                      'how far a file moves it says little about other inputs.');
 });
 
 test('an error target that every tensor at 10 bits misses: the page picks the file past the path that meets it, names it, and saves it', async ({ page }) => {

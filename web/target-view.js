@@ -206,6 +206,11 @@ function heldOutText(v) {
          'the calibration samples do not stand for them well; give more samples, or aim higher.';
 }
 
+// Calibration samples that cannot tell files apart (target.js: calibrationDoubts): said, as a warning.
+function doubtsText(v) {
+  return (v.doubts ?? []).map((d) => ` Beware: ${d}.`).join('');
+}
+
 function show(data) {
   const v = { ...data, metric: errorMetric(data.kind, data.estimated) };
   v.goal = goalLine(v);
@@ -215,14 +220,15 @@ function show(data) {
   const verdict = $('target-verdict');
   const c = v.points[v.chosen];
   const heldOutMiss = heldOutText(v) !== '';
-  verdict.className = `verdict ${v.met && !heldOutMiss ? 'ok' : 'warn'}`;
+  verdict.className = `verdict ${v.met && !heldOutMiss && !v.doubts?.length ? 'ok' : 'warn'}`;
   verdict.dataset.heldOut = heldOutMiss ? 'missed' : c.heldOut ? 'met' : 'none';
+  verdict.dataset.doubts = String(v.doubts?.length ?? 0);
   verdict.dataset.met = String(v.met);
   verdict.replaceChildren(
     Object.assign(document.createElement('strong'), {
       textContent: v.met ? `Met: ${targetText(v)}, in ${page.formatBytes(c.bytes)} (${wire(v)}).`
                          : `Not met: ${v.why ?? 'no point tried meets the target'}. The point chosen is the most accurate one tried.` }),
-    ' ', samplesText(v), heldOutText(v));
+    ' ', samplesText(v), heldOutText(v), doubtsText(v));
   $('target-result').hidden = false;
   $('target-legend-channel').hidden = !v.points.some((p) => p.scheme === 'channel');
   $('target-pick').max = String(v.points.length - 1);
@@ -342,7 +348,7 @@ export function targetEvidence() {
   if (!v) return null;
   const point = ({ file, ...p }) => p;
   return { target: v.target, decision: v.decision, objective: v.objective, brotliQuality: v.quality, met: v.met, estimated: v.estimated, probe: v.probe, biasCorrection: v.biasCorrection, rounding: v.rounding, scheme: v.scheme, why: v.why,
-           samples: v.samples, calibrate: v.calibrate, chosen: v.chosen, picked: v.picked, tensorBits: v.tensorBits,
+           samples: v.samples, calibrate: v.calibrate, doubts: v.doubts ?? [], chosen: v.chosen, picked: v.picked, tensorBits: v.tensorBits,
            points: v.points.map(point), references: v.references.map(point) };
 }
 

@@ -1052,6 +1052,8 @@ async function targetOne(source, model, output, a, rows, reports, inputFiles) {
   const { target, report } = result;
   report.target = target;
   const row = { input, output: null, before: bytes.byteLength, report, target, goalText: a.target };
+  // Calibration samples that cannot tell files apart (target.js: calibrationDoubts): a warning.
+  if (target.doubts?.length) warn(a, `${input === '-' ? 'standard input' : input}: --target ${a.target}: ${target.doubts.join(';\n  ')}`);
   if (target.met) {
     refuseToReplaceInputs(inputFiles, [output]);
     const file = new TempFile(output);

@@ -334,6 +334,12 @@ export interface TargetResult extends ShrinkResult {
             goal: { kind: 'relL2' | 'maxAbs' | 'agree' | 'size' | 'default'; value?: number; bytes?: number; fraction?: number; predicted?: number };
             /** How many samples were calibrated on and held out (null without samples: `estimated`). */
             samples: { calibration: number; heldOut: number } | null;
+            /**
+             * What makes the calibration samples say little, one sentence each (empty: nothing
+             * found): an output with one value on every calibration sample, or, with `decision`, one
+             * decision everywhere (a voice detector calibrated on silence keeps every decision).
+             */
+            doubts: string[];
             tensorBits?: Record<string, number>; why?: string };
 }
 

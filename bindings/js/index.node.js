@@ -65,7 +65,7 @@ export async function shrinkToTarget(input, options = {}) {
     throw bad(`target: ${e.message}`);
   }
   if (goal.kind === 'agree' && !decision) throw bad("target: agree= counts decisions kept: give decision ('argmax' or 'threshold:N')");
-  let measure, observe, split = null;
+  let measure, observe, split = null, doubts = [];
   if (samples && Object.values(samples).some((s) => typeof s !== 'number')) {
     let ort;
     try {
@@ -101,6 +101,7 @@ export async function shrinkToTarget(input, options = {}) {
     measure = evaluator.measure;
     observe = evaluator.observe;
     split = { calibration: evaluator.calibrate, heldOut: evaluator.samples - evaluator.calibrate };
+    doubts = evaluator.doubts;
   }
   try {
     const result = await searchTarget(input, {
@@ -111,6 +112,7 @@ export async function shrinkToTarget(input, options = {}) {
       brotliQuality: 9,
     });
     result.target.samples = split;
+    result.target.doubts = doubts;
     return result;
   } catch (e) {
     throw e instanceof OnnxShrinkError ? e : bad(`target: ${e.message}`);

@@ -80,8 +80,29 @@ export function parseDecision(text) {
   return { threshold: Number(m[1]) };
 }
 
+// What makes the calibration samples say little (one sentence each, or none), from the original's
+// outputs on them: an output with one value everywhere, or with a decision, one decision
+// everywhere: any file keeps that (e.g. a voice detector calibrated on silence).
+export function calibrationDoubts(outputs, decision = {}) {
+  const c = new OutputComparison(decision);
+  for (const o of outputs) c.add(o, o);
+  const count = outputs.length === 1 ? 'the calibration sample' : `the ${outputs.length} calibration samples`;
+  const doubts = [];
+  for (const r of c.results()) {
+    if (r.constant) {
+      doubts.push(`output '${r.name}' has the same value everywhere on ${count}: how far a file moves it says little about other inputs`);
+    } else if (r.oneDecision) {
+      const one = r.oneDecision.index !== undefined ? `its largest value always at index ${r.oneDecision.index} of the last axis`
+                                                    : `every value ${r.oneDecision.above ? 'above' : 'at or below'} ${decision.threshold}`;
+      doubts.push(`output '${r.name}' decides one way on ${count} (${one}), so keeping its decisions there says little: give samples on which it decides both ways`);
+    }
+  }
+  return doubts;
+}
+
 // Runs candidates beside the original on every sample and says how far the outputs moved: on the
-// samples calibrated on (the first half, when there are two or more) and on the ones held back.
+// samples calibrated on (the first half, when there are two or more) and on the ones held back;
+// `doubts`: calibrationDoubts() of the calibration samples.
 // `ort`: onnxruntime (node or web); `inputs`: as verify.js's sampleFeeds takes them.
 export async function makeEvaluator(ort, original, inputs, { feedBack = {}, decision = {} } = {}) {
   const feeds = [...sampleFeeds(ort.Tensor, inputs)];
@@ -120,6 +141,7 @@ export async function makeEvaluator(ort, original, inputs, { feedBack = {}, deci
   return {
     samples: count,
     calibrate,
+    doubts: calibrationDoubts(reference.slice(0, calibrate), decision),
     observe,
     // `parts`: lists of calibration samples (indices) to summarise apart as well, from the same run.
     async measure(model, { parts } = {}) {

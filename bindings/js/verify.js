@@ -236,6 +236,11 @@ function valueOf(tensor) {
 // classifier's decisions).
 // `argmax`: also the share of rows (over the last axis) whose largest value is at the same place in
 // both (a classifier's or a CTC recognizer's decisions), as `agreement`.
+// With either, `oneDecision`: null when the original decides more than one way, else its one
+// decision ({ above: true|false } for a threshold, { index } for argmax).
+// The one side of `t` every value of the original is on, or null (both sides, or no values).
+const oneSide = (s, t) => (!s.count || (s.min <= t && s.max > t) ? null : { above: s.min > t });
+
 export class OutputComparison {
   #sums = new Map();
   #threshold;
@@ -262,6 +267,8 @@ export class OutputComparison {
           }
           s.rows = (s.rows ?? 0) + 1;
           if (i === j) s.agree++;
+          if (s.rows === 1) s.index = i - row;
+          else if (s.index !== i - row) s.index = null;
         }
       }
       for (let i = 0; i < x.length; i++) {
@@ -287,8 +294,8 @@ export class OutputComparison {
       cosine: s.nx && s.ny ? s.dot / (Math.sqrt(s.nx) * Math.sqrt(s.ny)) : s.nx === s.ny ? 1 : 0,  // no product of two large sums
       relL2: s.nx ? Math.sqrt(s.sumSq / s.nx) : s.sumSq ? Infinity : 0,
       constant: s.count > 1 && s.min === s.max, identical: s.maxAbs === 0,
-      ...(this.#argmax ? { agreement: s.rows ? s.agree / s.rows : 1 }
-        : this.#threshold !== undefined ? { agreement: s.count ? s.agree / s.count : 1 } : {}),
+      ...(this.#argmax ? { agreement: s.rows ? s.agree / s.rows : 1, oneDecision: s.rows && s.index !== null ? { index: s.index } : null }
+        : this.#threshold !== undefined ? { agreement: s.count ? s.agree / s.count : 1, oneDecision: oneSide(s, this.#threshold) } : {}),
     }));
   }
 }

@@ -106,6 +106,8 @@ test('agree=0.999 on PP-OCR det: progress, the evidence table, the file of the c
   assert.equal(t.met, true);
   assert.equal(t.estimated, false);
   assert.deepEqual(t.samples, { calibration: 1, heldOut: 1 });
+  assert.deepEqual(t.doubts, []);  // the top half of the page has text and blank: decisions both ways
+  assert.doesNotMatch(text, /warning/);
   assert.deepEqual(t.goal, { kind: 'agree', value: 0.999 });
   assert.ok(t.chosen.measured.agreement >= 0.999 && t.chosen.heldOut.agreement > 0.9, JSON.stringify(t.chosen));
   for (const tensor of r.tensors.filter((x) => x.changed)) assert.equal(tensor.bits, t.tensorBits[tensor.name], tensor.name);
@@ -194,7 +196,9 @@ test('Ctrl-C while it searches: the CLI stops, and nothing is written', async ()
   assert.deepEqual(readdirSync(dir), []);
 });
 
-test('silero VAD, a streaming model: its state fed back, fixed inputs by --value, agree on the threshold 0.5', () => {
+// The recording's first 16 chunks (the calibration half) are its half second of silence: every
+// decision there is "no speech", which any file keeps, and the CLI warns of it.
+test('silero VAD, a streaming model: its state fed back, fixed inputs by --value, agree on the threshold 0.5; calibrated on silence, a warning', () => {
   const dir = tempDir('cli-target');
   const speech = path.join(dir, 'speech.f32');
   writeFileSync(speech, readFileSync(path.join(fixtures, 'speech.bin')).subarray(0, 32 * 2048));  // 32 chunks of 512
@@ -210,6 +214,9 @@ test('silero VAD, a streaming model: its state fed back, fixed inputs by --value
   assert.equal(t.objective, 'gzip');
   assert.deepEqual(t.samples, { calibration: 16, heldOut: 16 });
   assert.ok(t.chosen.measured.agreement >= 0.99, JSON.stringify(t.chosen.measured));
+  const doubt = "output 'output' decides one way on the 16 calibration samples (every value at or below 0.5), so keeping its decisions there says little: give samples on which it decides both ways";
+  assert.deepEqual(t.doubts, [doubt]);
+  assert.ok(p.stderr.includes(`onnx-shrink: warning: ${silero}: --target agree=0.99: ${doubt}\n`), p.stderr);
   assert.equal(objectiveSize(readFileSync(out), 'gzip'), t.chosen.bytes);
   // Smaller on the wire than the default's file, by the same measure.
   const plain = path.join(dir, 'plain.onnx');

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { objectiveSize, shrink, shrinkToTarget } from '../../bindings/js/index.node.js';
-import { parseDecision, parseTarget } from '../../bindings/js/target.js';
+import { calibrationDoubts, parseDecision, parseTarget } from '../../bindings/js/target.js';
 import { evidenceLines } from '../../bindings/js/target_table.js';
 import { pageQuadrants } from '../../bench/corpus.mjs';
 import { WIRE_MODELS } from '../../bench/wire_accuracy.mjs';
@@ -59,6 +59,24 @@ test('agree=0.999 on PP-OCR det: the decisions kept on the calibration half and 
   // The evidence: every point built was measured; progress rose to the end.
   assert.ok(t.points.length >= 3 && t.points.every((p) => p.measured && p.bytes > 0));
   assert.ok(progress.length > 10 && progress.every((f, i) => i === 0 || f >= progress[i - 1]) && progress.at(-1) <= 1);
+});
+
+// Outputs as onnxruntime gives them: { name: { data, dims } }.
+const outputs = (values, dims = [values.length]) => ({ y: { data: Float32Array.from(values), dims } });
+
+test('calibration samples that cannot tell files apart are named: one decision everywhere, or one value', () => {
+  // A threshold: both sides over the samples is fine, one side (either) is a doubt.
+  assert.deepEqual(calibrationDoubts([outputs([0.1, 0.2]), outputs([0.7, 0.1])], { threshold: 0.5 }), []);
+  assert.deepEqual(calibrationDoubts([outputs([0.1, 0.2]), outputs([0.5, 0.1])], { threshold: 0.5 }),
+                   ["output 'y' decides one way on the 2 calibration samples (every value at or below 0.5), so keeping its decisions there says little: give samples on which it decides both ways"]);
+  assert.match(calibrationDoubts([outputs([0.9, 0.6])], { threshold: 0.5 })[0], /on the calibration sample \(every value above 0\.5\)/);
+  // Argmax over the last axis: every row's largest at one index is a doubt.
+  assert.deepEqual(calibrationDoubts([outputs([1, 3, 2, 0, 5, 1], [2, 3]), outputs([2, 9, 1], [1, 3])], { argmax: true }),
+                   ["output 'y' decides one way on the 2 calibration samples (its largest value always at index 1 of the last axis), so keeping its decisions there says little: give samples on which it decides both ways"]);
+  assert.deepEqual(calibrationDoubts([outputs([1, 3, 2, 7, 5, 1], [2, 3])], { argmax: true }), []);
+  // One value everywhere, with or without a decision; without a decision, nothing else is a doubt.
+  assert.match(calibrationDoubts([outputs([0, 0]), outputs([0, 0])])[0], /^output 'y' has the same value everywhere on the 2 calibration samples/);
+  assert.deepEqual(calibrationDoubts([outputs([0.1, 0.2])]), []);
 });
 
 test('options that target mode cannot search with are refused, saying why', async () => {
