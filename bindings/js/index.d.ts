@@ -337,7 +337,8 @@ export interface TargetResult extends ShrinkResult {
             /**
              * What makes the calibration samples say little, one sentence each (empty: nothing
              * found): an output with one value on every calibration sample, or, with `decision`, one
-             * decision everywhere (a voice detector calibrated on silence keeps every decision).
+             * decision everywhere (a voice detector calibrated on silence keeps every decision), or
+             * samples that all give the same outputs (the held-out ones then check nothing).
              */
             doubts: string[];
             tensorBits?: Record<string, number>; why?: string };

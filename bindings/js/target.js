@@ -100,9 +100,18 @@ export function calibrationDoubts(outputs, decision = {}) {
   return doubts;
 }
 
+// Whether every sample gives the original the same outputs (two or more samples): then the
+// samples held out repeat the calibration's.
+function allAlike(outputs) {
+  if (outputs.length < 2) return false;
+  const [first, ...rest] = outputs;
+  const same = (a, b) => a.data.length === b.data.length && a.data.every((v, i) => Object.is(v, b.data[i]));
+  return rest.every((o) => Object.keys(first).every((name) => o[name] && same(first[name], o[name])));
+}
+
 // Runs candidates beside the original on every sample and says how far the outputs moved: on the
 // samples calibrated on (the first half, when there are two or more) and on the ones held back;
-// `doubts`: calibrationDoubts() of the calibration samples.
+// `doubts`: calibrationDoubts() of the calibration samples, and whether every sample is alike.
 // `ort`: onnxruntime (node or web); `inputs`: as verify.js's sampleFeeds takes them.
 export async function makeEvaluator(ort, original, inputs, { feedBack = {}, decision = {} } = {}) {
   const feeds = [...sampleFeeds(ort.Tensor, inputs)];
@@ -141,7 +150,8 @@ export async function makeEvaluator(ort, original, inputs, { feedBack = {}, deci
   return {
     samples: count,
     calibrate,
-    doubts: calibrationDoubts(reference.slice(0, calibrate), decision),
+    doubts: [...calibrationDoubts(reference.slice(0, calibrate), decision),
+             ...(allAlike(reference) ? [`${count === 2 ? 'both samples give' : `all ${count} samples give`} the original model the same outputs: the samples held out check nothing the calibration samples did not`] : [])],
     observe,
     // `parts`: lists of calibration samples (indices) to summarise apart as well, from the same run.
     async measure(model, { parts } = {}) {

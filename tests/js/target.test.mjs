@@ -6,7 +6,7 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { objectiveSize, shrink, shrinkToTarget } from '../../bindings/js/index.node.js';
-import { calibrationDoubts, parseDecision, parseTarget } from '../../bindings/js/target.js';
+import { calibrationDoubts, makeEvaluator, parseDecision, parseTarget } from '../../bindings/js/target.js';
 import { evidenceLines } from '../../bindings/js/target_table.js';
 import { pageQuadrants } from '../../bench/corpus.mjs';
 import { WIRE_MODELS } from '../../bench/wire_accuracy.mjs';
@@ -77,6 +77,18 @@ test('calibration samples that cannot tell files apart are named: one decision e
   // One value everywhere, with or without a decision; without a decision, nothing else is a doubt.
   assert.match(calibrationDoubts([outputs([0, 0]), outputs([0, 0])])[0], /^output 'y' has the same value everywhere on the 2 calibration samples/);
   assert.deepEqual(calibrationDoubts([outputs([0.1, 0.2])]), []);
+});
+
+test('samples that are all alike are named: the held-out ones would repeat the calibration', async () => {
+  const ort = (await import('onnxruntime-node')).default;
+  const input = (bytes) => [{ name: 'x', dtype: 'float32', shape: [1, 3, 160, 640], bytes }];
+  const halves = pageHalves();
+  const top = halves.subarray(0, halves.byteLength / 2);
+  const twice = new Uint8Array(halves.byteLength);
+  twice.set(top), twice.set(top, top.byteLength);
+  const alike = await makeEvaluator(ort, det, input(twice), { decision: { threshold: 0.3 } });
+  assert.deepEqual(alike.doubts, ['both samples give the original model the same outputs: the samples held out check nothing the calibration samples did not']);
+  assert.deepEqual((await makeEvaluator(ort, det, input(halves), { decision: { threshold: 0.3 } })).doubts, []);
 });
 
 test('options that target mode cannot search with are refused, saying why', async () => {
