@@ -1,7 +1,7 @@
-// The page's part of "Trust and polish": a check that cannot pass by accident, what the sizes and
-// costs assume, the state of the page (progress, cancel, errors, the price), where the bytes go
-// and the exported report, keyboard use, and the result view at 1280 and 390 px (screenshots kept
-// in test-results/).
+// The page's part of "Trust and polish": a check that cannot pass by accident (guessed shapes, an
+// output with one value, decisions all one way), what the sizes and costs assume, the state of
+// the page (progress, cancel, errors, the price), where the bytes go and the exported report,
+// keyboard use, and the result view at 1280 and 390 px (screenshots kept in test-results/).
 import { test, expect } from '@playwright/test';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -75,6 +75,13 @@ test('a check on guessed input shapes is not a pass: it names each guessed dimen
   await expect(verdict).toContainText("The output that moved most, 'sigmoid_0.tmp_0'");
   await expect(page.locator('#check-table .tag')).toHaveCount(0);
   expect(Number(await page.locator('#check-table tbody tr:first-child td:nth-child(4)').textContent())).toBeGreaterThan(0);
+  // A threshold no value reaches: every decision the same in both models, said, not counted a pass.
+  await page.fill('#check-threshold', '2');
+  await page.click('#check-run');
+  await expect(verdict).toHaveAttribute('data-verdict', 'suspicious', { timeout: 90_000 });
+  await expect(verdict).toHaveClass(/\bwarn\b/);
+  await expect(verdict.locator('.suspicions')).toContainText(
+    "Output 'sigmoid_0.tmp_0' is on one side of 2 on every sample (every value at or below it): the share on the same side says nothing about it.");
 });
 
 test('a check that fails on guessed shapes names them in its error', async ({ page }) => {

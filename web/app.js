@@ -2,7 +2,7 @@
 // check.js (onnxruntime-web, on demand) and target-worker.js (both, for a target; its section is
 // target-view.js); this thread only keeps the page responsive.
 
-import { declaredShape, worstOutput, guessedDimensions, suspicions, FEW_SAMPLES } from './vendor/onnx-shrink/bindings/js/verify.js';
+import { declaredShape, worstOutput, guessedDimensions, suspicions, oneSidedOutputs, FEW_SAMPLES } from './vendor/onnx-shrink/bindings/js/verify.js';
 import { DEFAULTS, OPTION, OPTIONS, words } from './vendor/onnx-shrink/bindings/js/options.js';
 import { initTarget, resetTarget, targetEvidence } from './target-view.js';
 
@@ -990,6 +990,13 @@ function checkModel(files, result, inputs, onProgress) {
                    (data) => data.outputs !== undefined, onProgress);
 }
 
+// What makes a check's numbers say little (verify.js): constant or identical outputs, and with a
+// threshold, outputs all on one side of it.
+function outputDoubts(outputs) {
+  const threshold = thresholdValue();
+  return [...suspicions(outputs), ...(threshold === undefined ? [] : oneSidedOutputs(outputs, threshold))];
+}
+
 function thresholdValue() {
   const text = $('check-threshold').value.trim();
   return text === '' ? undefined : Number(text);
@@ -1065,7 +1072,7 @@ async function checkAccuracy() {
     }
     const text = inputsText(inputs, data.samples);
     $('check-status').textContent = `${capital(text)}; both models:`;
-    const doubts = suspicions(data.outputs);
+    const doubts = outputDoubts(data.outputs);
     const worst = worstOutput(data.outputs);
     const random = inputs.some((input) => !input.file && input.value === undefined);
     renderVerdict({ guessed, doubts,
@@ -1113,7 +1120,7 @@ async function compareSchemes() {
       const checked = await checkModel(files, made, inputs, (d) => status(`Scheme ${scheme}: sample ${d.done} of ${d.samples}…`));
       const worst = worstOutput(checked.outputs);
       rows.push({ scheme, raw: sized.sizes.shrunk.raw, gzip: sized.sizes.shrunk.gzip, worst, samples: checked.samples,
-                  doubts: suspicions(checked.outputs) });
+                  doubts: outputDoubts(checked.outputs) });
     }
   } catch (e) {
     if (e.stopped) {

@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { constants as zlibConstants, createBrotliCompress } from 'node:zlib';
 import { compressedSizes } from './compressed_sizes.js';
 import { shrink, shrinkToTarget, inspect, expand, version, fileSource, OnnxShrinkError } from './index.node.js';
-import { declaredShape, sampleCount, sampleFeeds, compareModels, worstOutput, guessedDimensions, suspicions, FEW_SAMPLES } from './verify.js';
+import { declaredShape, sampleCount, sampleFeeds, compareModels, worstOutput, guessedDimensions, suspicions, oneSidedOutputs, FEW_SAMPLES } from './verify.js';
 import { OPTION, OPTIONS, words } from './options.js';
 import { DECISIONS, MEASURED_KINDS, OBJECTIVES, TARGET_FORMS, TARGET_KINDS, oneOf, parseDecision, parseTarget } from './target.js';
 import { evidenceLines } from './target_table.js';
@@ -762,9 +762,11 @@ async function processOne(model, a, many, rows, reports, readFiles) {
       if (feeds.guessed.list.length) entry.guessedDimensions = feeds.guessed.list.map((g) => ({ ...g, size: a.dim }));
       // Outputs that say nothing (constant, or identical in both models): a warning, and with a
       // tolerance gate a failed one (exit 3), as a gate that cannot see the weights proves nothing.
-      const doubts = suspicions(row.verify);
+      // Outputs all on one side of --threshold: a warning only (their errors still tell).
+      const doubts = suspicions(row.verify), oneSided = a.threshold === undefined ? [] : oneSidedOutputs(row.verify, a.threshold);
+      if (doubts.length || oneSided.length) entry.suspicions = row.suspicions = [...doubts, ...oneSided];
+      if (oneSided.length) warn(a, `${shownInput}: ${oneSided.join(';\n  ')}`);
       if (doubts.length) {
-        entry.suspicions = row.suspicions = doubts;
         const gate = gateFlags(a);
         if (gate.length) {
           row.gateFailed = true;

@@ -61,6 +61,13 @@ export function guessedDimensions(inputs: ReadonlyArray<{ name: string; shape?: 
  */
 export function suspicions(results: ReadonlyArray<Pick<OutputError, 'name' | 'constant' | 'identical'>>): string[];
 
+/**
+ * With a threshold: one sentence per output whose values in the original were all on one side of
+ * it (every model keeps every such decision), e.g. a voice detector checked on silence. Warnings:
+ * the output's errors still tell.
+ */
+export function oneSidedOutputs(results: ReadonlyArray<Pick<OutputError, 'name' | 'constant' | 'oneDecision'>>, threshold: number): string[];
+
 /** The most values one input may have (2^28); sampleCount throws beyond it. */
 export const MAX_INPUT_VALUES: number;
 
@@ -107,8 +114,10 @@ export interface OutputError {
   /** |b - a| / |a| */
   relL2: number;
   cosine: number;
-  /** With a threshold: the share of values on the same side of it in both models. */
+  /** With a threshold: the share of values on the same side of it in both models; with argmax, of rows whose largest value is at the same place. */
   agreement?: number;
+  /** With a threshold or argmax: null when the original decides more than one way, else its one decision (every value above the threshold or not; every row's largest at `index`). */
+  oneDecision?: { above: boolean } | { index: number } | null;
   /** The original's values, more than one, were all the same: the check says nothing about this output. */
   constant: boolean;
   /** Both models gave exactly the same values on every sample: the inputs may not reach the changed weights. */
@@ -117,8 +126,8 @@ export interface OutputError {
 
 /** Accumulates how far a model's outputs moved from the original's, sample by sample. */
 export class OutputComparison {
-  /** `threshold`: also count the values on the same side of it in both models (decisions). */
-  constructor(options?: { threshold?: number });
+  /** `threshold`: also count the values on the same side of it in both models (decisions); `argmax`: the rows (last axis) whose largest value is at the same place. */
+  constructor(options?: { threshold?: number; argmax?: boolean });
   /** `a`: the original's results for one sample; `b`: the other model's, by output name. */
   add(a: Record<string, { data: ArrayLike<number | bigint> }>, b: Record<string, { data: ArrayLike<number | bigint> }>): void;
   results(): OutputError[];

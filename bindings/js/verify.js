@@ -53,6 +53,15 @@ export function suspicions(results) {
   return out;
 }
 
+// With a threshold: each output whose values in the original are all on one side of it, where
+// every model keeps every decision (sentences; warnings, not a failed check: the errors still
+// tell).
+export function oneSidedOutputs(results, threshold) {
+  return results.filter((r) => !r.constant && r.oneDecision)
+    .map((r) => `output '${r.name}' is on one side of ${threshold} on every sample (every value ${r.oneDecision.above ? 'above' : 'at or below'} it): ` +
+                'the share on the same side says nothing about it');
+}
+
 // IEEE half precision, which onnxruntime's JS API holds as the bits in a Uint16Array where the
 // engine has no Float16Array (Node 20, older browsers): to half bits with round-to-nearest-even,
 // and back.

@@ -462,7 +462,17 @@ test('--verify --threshold: the share of decisions kept, as the corpus benchmark
   assert.ok(shown > 0.99 && shown < 1, String(shown));
   const text = run(det, '-o', path.join(dir, 't.onnx'), '--verify', '--shape', 'x=1x3x320x640', '--input', `x=${path.join(fixtures, 'det_x.bin')}`, '--threshold', '0.3');
   assert.match(text.stdout, /same side of 0\.3: \d+\.\d{3} %/);
+  assert.equal(JSON.parse(p.stdout).suspicions, undefined);
+  assert.doesNotMatch(p.stderr, /warning/);
   assert.equal(run(det, '--threshold', 'x', '--verify').status, 2);
+  // A threshold no value reaches: every decision kept says nothing, and is said; a warning, not a
+  // failed gate (the errors still tell).
+  const high = run(det, '--json', '--verify', '--shape', 'x=1x3x320x640', '--input', `x=${path.join(fixtures, 'det_x.bin')}`, '--threshold', '2',
+                   '--mean-tol', '1');
+  assert.equal(high.status, 0, high.stderr);
+  const sentence = "output 'sigmoid_0.tmp_0' is on one side of 2 on every sample (every value at or below it): the share on the same side says nothing about it";
+  assert.deepEqual(JSON.parse(high.stdout).suspicions, [sentence]);
+  assert.match(high.stderr, new RegExp(`onnx-shrink: warning: .*det\\.onnx: ${sentence.replace(/[()]/g, '\\$&')}\n`));
 });
 
 test('--scheme with a list and --verify: makes each, keeps the one whose outputs moved least', () => {

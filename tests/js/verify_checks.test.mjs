@@ -6,7 +6,7 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { inspect } from '../../bindings/js/index.node.js';
-import { guessedDimensions, OutputComparison, suspicions } from '../../bindings/js/verify.js';
+import { guessedDimensions, oneSidedOutputs, OutputComparison, suspicions } from '../../bindings/js/verify.js';
 
 const fixtures = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', 'fixtures');
 
@@ -41,4 +41,24 @@ test('suspicions: an output constant in the original (more than one value), or i
   const fine = compare([{ y: t(1, 2), z: t(3, 4) }, { y: t(1.01, 2), z: t(3, 4.1) }]);
   assert.deepEqual(fine.map((r) => [r.constant, r.identical]), [[false, false], [false, false]]);
   assert.deepEqual(suspicions(fine), []);
+});
+
+test('oneSidedOutputs: with a threshold, an output whose original values are all on one side of it', () => {
+  const t = (...values) => ({ type: 'float32', data: Float32Array.from(values) });
+  const compare = (threshold, ...samples) => {
+    const c = new OutputComparison({ threshold });
+    for (const [a, b] of samples) c.add(a, b);
+    return c.results();
+  };
+  // A voice detector on silence: every value below 0.5, in the original (the other model's do not count).
+  const silence = compare(0.5, [{ p: t(0.01, 0.2), q: t(0.1, 0.9) }, { p: t(0.6, 0.2), q: t(0.1, 0.9) }], [{ p: t(0.5) }, { p: t(0.4) }]);
+  assert.deepEqual(silence.map((r) => r.oneDecision), [{ above: false }, null]);
+  assert.deepEqual(oneSidedOutputs(silence, 0.5),
+                   ["output 'p' is on one side of 0.5 on every sample (every value at or below it): the share on the same side says nothing about it"]);
+  assert.match(oneSidedOutputs(compare(0.5, [{ p: t(0.7, 0.8) }, { p: t(0.7, 0.8) }]), 0.5)[0], /every value above it/);
+  // A constant output is said by suspicions() already; argmax rows all at one place.
+  assert.deepEqual(oneSidedOutputs(compare(0.5, [{ p: t(0, 0) }, { p: t(0, 0) }]), 0.5), []);
+  const rows = new OutputComparison({ argmax: true });
+  rows.add({ y: { data: Float32Array.from([0, 2, 1, 1, 3, 0]), dims: [2, 3] } }, { y: { data: Float32Array.from([2, 0, 1, 1, 3, 0]), dims: [2, 3] } });
+  assert.deepEqual(rows.results()[0].oneDecision, { index: 1 });
 });
