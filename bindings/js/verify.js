@@ -236,6 +236,9 @@ function valueOf(tensor) {
   return tensor.type === 'float16' && tensor.data instanceof Uint16Array ? fromHalfBits : Number;
 }
 
+// The one side of `t` every value of the original is on, or null (both sides, or no values).
+const oneSide = (s, t) => (!s.count || (s.min <= t && s.max > t) ? null : { above: s.min > t });
+
 // How far each output of a model moved from the original's, over any number of samples: `add`
 // the original's results and the other model's for each sample, then `results()` gives per output
 // the max and mean absolute difference, the cosine of the two, and the relative L2 error
@@ -247,9 +250,6 @@ function valueOf(tensor) {
 // both (a classifier's or a CTC recognizer's decisions), as `agreement`.
 // With either, `oneDecision`: null when the original decides more than one way, else its one
 // decision ({ above: true|false } for a threshold, { index } for argmax).
-// The one side of `t` every value of the original is on, or null (both sides, or no values).
-const oneSide = (s, t) => (!s.count || (s.min <= t && s.max > t) ? null : { above: s.min > t });
-
 export class OutputComparison {
   #sums = new Map();
   #threshold;
