@@ -209,7 +209,7 @@ test('target agree=0.999 at threshold 0.3 on PP-OCR det: the plot, the picked po
 // A blank page (white: 1 after PaddleOCR's normalisation; two small ones, for speed) as the
 // samples: det's output is 0 everywhere, so every file keeps every decision there, and the page
 // says so beside the verdict.
-test('samples that cannot tell files apart (a blank page): the verdict warns, naming the output', async ({ page }) => {
+test('samples that cannot tell files apart (a blank page, twice): the verdict warns, naming the output', async ({ page }) => {
   test.setTimeout(600_000);
   const blank = path.join(work, 'blank.f32');
   writeFileSync(blank, new Uint8Array(new Float32Array(2 * 3 * 32 * 64).fill(1).buffer));
@@ -223,10 +223,12 @@ test('samples that cannot tell files apart (a blank page): the verdict warns, na
   await expect(page.locator('#target')).toHaveAttribute('data-state', 'done', { timeout: 540_000 });
   const verdict = page.locator('#target-verdict');
   await expect(verdict).toHaveAttribute('data-met', 'true');
-  await expect(verdict).toHaveAttribute('data-doubts', '1');
+  await expect(verdict).toHaveAttribute('data-doubts', '2');
   await expect(verdict).toHaveClass(/\bwarn\b/);
   await expect(verdict).toContainText("Beware: output 'sigmoid_0.tmp_0' has the same value everywhere on the calibration sample: " +
                                       'how far a file moves it says little about other inputs.');
+  // The two samples are the same blank page: the one held out checks nothing more.
+  await expect(verdict).toContainText('Beware: both samples give the original model the same outputs: the samples held out check nothing the calibration samples did not.');
 });
 
 test('an error target that every tensor at 10 bits misses: the page picks the file past the path that meets it, names it, and saves it', async ({ page }) => {
