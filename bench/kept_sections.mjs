@@ -1,19 +1,19 @@
-// What `./dev bench` keeps of the BENCHMARKS.md it rewrites: everything measured by hand.
+// What `./dev bench` keeps of the BENCHMARKS.md it rewrites: what this run does not measure.
 //
 // The bench writes its own sections from scratch. Sections, subsections and rows of the Targets
-// table that it does not write (measurements made by hand, each dated where it was written) are
-// kept as they were:
+// table that this run does not write (measurements made by hand, each dated where it was written,
+// or by an earlier full run that --quick leaves out) are kept as they were:
 // - a `## ` section whose heading the bench does not write: after the bench's sections, under
-//   "## Measured by hand", in their old order;
+//   "## Measured earlier", in their old order;
 // - a `### ` subsection whose heading its `## ` section (one the bench writes) does not have: at
 //   the end of that section;
 // - a row of the Targets table whose first cell the bench does not write: after the bench's rows.
 // Text directly under a heading the bench writes is the bench's, and replaced. Headings inside
 // ``` blocks are text.
 
-export const HAND_HEADING = '## Measured by hand';
-const HAND_INTRO = 'Kept by `./dev bench` as they were: sections, subsections and rows of the Targets table measured ' +
-                   'by hand, each dated where it was written, not by the run above.';
+export const HAND_HEADING = '## Measured earlier';
+const HAND_INTRO = 'Kept by `./dev bench` as they were: the sections below, and subsections and rows of the Targets table ' +
+                   'that the run above did not write, measured by hand (each dated where it was written) or by an earlier full run.';
 
 // Lines split into a prelude and the parts that open with a heading of `level` ('## ' or '### ').
 function split(lines, level) {
