@@ -380,9 +380,18 @@ function table(header, rows) {
   return [`| ${header.join(' | ')} |`, `| ${header.map(() => '---').join(' | ')} |`, ...rows.map((r) => `| ${r.join(' | ')} |`)].join('\n');
 }
 
+// The module and its glue gzipped, by the gzip program at -9 (what the budget names; -n: no file
+// name in the header) and by zlib at level 9 (Node's, and most servers'), which makes the module's
+// code a little larger: 94,113 against 93,670 bytes on 2026-11-28.
 function wasmSize() {
-  const gz = (f) => gzipSync(readFileSync(path.join(root, 'dist', f)), { level: 9 }).byteLength;
-  return { wasm: gz('onnx-shrink.wasm'), glue: gz('onnx-shrink.mjs') };
+  const file = (f) => path.join(root, 'dist', f);
+  const gzip = (f) => {
+    const p = spawnSync('gzip', ['-9', '-n', '-c', file(f)], { maxBuffer: 1 << 26 });
+    if (p.status !== 0) throw new Error(`gzip -9 ${f}: ${p.stderr}`);
+    return p.stdout.byteLength;
+  };
+  const zlib = (f) => gzipSync(readFileSync(file(f)), { level: 9 }).byteLength;
+  return { wasm: gzip('onnx-shrink.wasm'), glue: gzip('onnx-shrink.mjs'), zlib: zlib('onnx-shrink.wasm') + zlib('onnx-shrink.mjs') };
 }
 
 async function main() {
@@ -419,7 +428,8 @@ async function main() {
   target('wasm in Node against native, 150 MB int8', '≥ 0.5 ×', `${(wasm.engineMbps / nat.mbps).toFixed(2)} × (engine), ${(wasm.mbps / nat.mbps).toFixed(2)} × (whole process)`, wasm.engineMbps / nat.mbps >= 0.5);
   const expanded = find('wasm in Node', 'expand int8 (MB of output)', 150);
   target('expand() in wasm (Node), 150 MB int8 model', '≥ 1000 MB/s of output', `${expanded.engineMbps?.toFixed(0)} MB/s`, expanded.engineMbps >= 1000);
-  target('wasm + JS glue, gzip -9', '≤ 100 KB', `${((size.wasm + size.glue) / 1000).toFixed(1)} KB`, size.wasm + size.glue <= 100_000);
+  target('wasm + JS glue, gzip -9', '≤ 100 KB', `${((size.wasm + size.glue) / 1000).toFixed(2)} KB (${size.wasm.toLocaleString('en')} + ${size.glue.toLocaleString('en')} bytes; ` +
+         `by zlib at level 9 instead, as Node and most servers compress: ${(size.zlib / 1000).toFixed(2)} KB)`, size.wasm + size.glue <= 100_000);
   for (const model of Object.keys(corpus)) {
     const d = acc(model, 'int8 default'), t = acc(model, 'int8, seed parity');
     target(`${model}: int8 default decisions agree`, '≥ 99.9 %', pct(d.agreement), d.agreement >= 0.999);
