@@ -119,6 +119,13 @@ class FieldReader {
 template <typename Visit>
 uint64_t for_each_packed_varint(Window& window, Trail& trail, uint64_t begin, uint64_t end, Visit visit);
 
+// The same with the visit as a function and its context (what the template above passes).
+struct VarintVisit {
+  void* context;
+  void (*call)(void* context, uint64_t value);
+};
+uint64_t for_each_packed_varint(Window& window, Trail& trail, uint64_t begin, uint64_t end, VarintVisit visit);
+
 // Size in bytes of `value` encoded as a varint.
 inline size_t varint_size(uint64_t value) {
   size_t n = 1;
