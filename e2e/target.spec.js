@@ -5,8 +5,7 @@
 // measured in onnxruntime-node on the same samples match what the page shows. Also: Cancel stops
 // the search, and the result view at 1280 and 390 px (screenshots kept in test-results/). An error
 // target tighter than every tensor at 10 bits, met by a file past the path's top. Samples that
-// cannot tell files apart, warned of. And a 71 MB
-// model, whose search takes the activation probe.
+// cannot tell files apart, warned of. And a 71 MB model, whose search takes the activation probe.
 import { test, expect } from '@playwright/test';
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
