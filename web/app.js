@@ -979,7 +979,7 @@ function workerJob(script, message, isFinal, onMessage = () => {}) {
 }
 
 // Runs the original (`files`, as dropped) and `result` (a shrunk model of them) in
-// onnxruntime-web on `inputs`.
+// onnxruntime-web on `inputs`; resolves to the worker's data with the threshold it ran with.
 function checkModel(files, result, inputs, onProgress) {
   const model = files.find((f) => /\.onnx$/i.test(f.name));
   const originalExternal = {};
@@ -987,13 +987,12 @@ function checkModel(files, result, inputs, onProgress) {
   const shrunkExternal = result.externalData ? { [`${result.name}.shrunk.onnx.data`]: result.externalData } : {};
   const threshold = thresholdValue();
   return workerJob('./check.js', { original: model, originalExternal, shrunk: result.model, shrunkExternal, inputs, threshold },
-                   (data) => data.outputs !== undefined, onProgress);
+                   (data) => data.outputs !== undefined, onProgress).then((data) => ({ ...data, threshold }));
 }
 
 // What makes a check's numbers say little (verify.js): constant or identical outputs, and with a
-// threshold, outputs all on one side of it.
-function outputDoubts(outputs) {
-  const threshold = thresholdValue();
+// threshold, outputs all on one side of it. `checked`: checkModel's data.
+function outputDoubts({ outputs, threshold }) {
   return [...suspicions(outputs), ...(threshold === undefined ? [] : oneSidedOutputs(outputs, threshold))];
 }
 
@@ -1072,7 +1071,7 @@ async function checkAccuracy() {
     }
     const text = inputsText(inputs, data.samples);
     $('check-status').textContent = `${capital(text)}; both models:`;
-    const doubts = outputDoubts(data.outputs);
+    const doubts = outputDoubts(data);
     const worst = worstOutput(data.outputs);
     const random = inputs.some((input) => !input.file && input.value === undefined);
     renderVerdict({ guessed, doubts,
@@ -1084,7 +1083,7 @@ async function checkAccuracy() {
        o.agreement === undefined ? '–' : `${(100 * o.agreement).toFixed(3)} %`])));
     $('check-table').classList.toggle('unverified', guessed.length > 0);
     $('check-table').hidden = false;
-    state.lastCheck = { inputs: inputsForReport(inputs), threshold: thresholdValue(), samples: data.samples,
+    state.lastCheck = { inputs: inputsForReport(inputs), threshold: data.threshold, samples: data.samples,
                         verdict: $('check-verdict').dataset.verdict, guessedDimensions: guessed, suspicions: doubts, outputs: data.outputs };
     updateScrollCues();
   } catch (e) {
@@ -1120,7 +1119,7 @@ async function compareSchemes() {
       const checked = await checkModel(files, made, inputs, (d) => status(`Scheme ${scheme}: sample ${d.done} of ${d.samples}…`));
       const worst = worstOutput(checked.outputs);
       rows.push({ scheme, raw: sized.sizes.shrunk.raw, gzip: sized.sizes.shrunk.gzip, worst, samples: checked.samples,
-                  doubts: outputDoubts(checked.outputs) });
+                  doubts: outputDoubts(checked) });
     }
   } catch (e) {
     if (e.stopped) {

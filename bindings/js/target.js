@@ -100,13 +100,15 @@ export function calibrationDoubts(outputs, decision = {}) {
   return doubts;
 }
 
-// Whether every sample gives the original the same outputs (two or more samples): then the
-// samples held out repeat the calibration's.
-function allAlike(outputs) {
-  if (outputs.length < 2) return false;
+// Every sample's outputs in the original the same (two or more samples): the samples held out
+// repeat the calibration's. One sentence, or none.
+function alikeDoubts(outputs) {
+  if (outputs.length < 2) return [];
   const [first, ...rest] = outputs;
   const same = (a, b) => a.data.length === b.data.length && a.data.every((v, i) => Object.is(v, b.data[i]));
-  return rest.every((o) => Object.keys(first).every((name) => o[name] && same(first[name], o[name])));
+  if (!rest.every((o) => Object.keys(first).every((name) => o[name] && same(first[name], o[name])))) return [];
+  return [`${outputs.length === 2 ? 'both samples give' : `all ${outputs.length} samples give`} the original model the same outputs: ` +
+          'the samples held out check nothing the calibration samples did not'];
 }
 
 // Runs candidates beside the original on every sample and says how far the outputs moved: on the
@@ -150,8 +152,7 @@ export async function makeEvaluator(ort, original, inputs, { feedBack = {}, deci
   return {
     samples: count,
     calibrate,
-    doubts: [...calibrationDoubts(reference.slice(0, calibrate), decision),
-             ...(allAlike(reference) ? [`${count === 2 ? 'both samples give' : `all ${count} samples give`} the original model the same outputs: the samples held out check nothing the calibration samples did not`] : [])],
+    doubts: [...calibrationDoubts(reference.slice(0, calibrate), decision), ...alikeDoubts(reference)],
     observe,
     // `parts`: lists of calibration samples (indices) to summarise apart as well, from the same run.
     async measure(model, { parts } = {}) {
@@ -535,9 +536,10 @@ async function searchPath(model, { engine, options = {}, target, objective = 'br
 // default errs 1.4e-2 in rel. L2, every tensor at 10 bits no less, as float16 small tensors alone
 // move its outputs by 4.7e-3) is met by one of these files, tried smallest first: every tensor at
 // 12 or 16 bits, with the small tensors as float16 (the default) or kept as they are, and the
-// model left alone (which meets any error target, as onnxruntime runs it alike). On PP-OCR det, by brotli -q 9 against the
-// default's file: 1.17x (rel. L2 3.7e-3 on the calibration half), 1.34x small ones kept (1.6e-3),
-// 1.50x at 16 bits (4.7e-3), 1.67x small ones kept (9.5e-5). Their biases are not moved.
+// model left alone (which meets any error target, as onnxruntime runs it alike). On PP-OCR det, by
+// brotli -q 9 against the default's file: 1.17x (rel. L2 3.7e-3 on the calibration half), 1.34x
+// small ones kept (1.6e-3), 1.50x at 16 bits (4.7e-3), 1.67x small ones kept (9.5e-5). Their
+// biases are not moved.
 export const BEYOND_PATH = [{ bits: 12 }, { bits: 12, small: 'keep' }, { bits: 16 }, { bits: 16, small: 'keep' }, { original: true }];
 // With DequantizeLinear (8-bit codes): the small tensors kept, and the model left alone.
 const beyondPath = (options) => (depthsFor(options).at(-1) > 8 ? BEYOND_PATH : [{ bits: 8, small: 'keep' }, { original: true }]);
