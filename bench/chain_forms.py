@@ -11,8 +11,8 @@ fp16-grouped  the float16 small tensors that share their trailing dimensions con
               axis 0 into one float16 tensor, with one Cast and one Split per group, instead of one
               Cast per tensor (the same float32 values).
 fp16-as-fp32  the float16 small tensors stored as float32 (no Cast; more bytes): the Casts' share.
-int16-codes   each low-bit chain (Cast(int8 codes) + Cast -> Div -> Floor -> Mod -> Div -> Reshape of
-              the packed low bits) replaced by one Cast of int16 codes (codes * 2^bits + low bits),
+int16-codes   each low-bit chain (Cast(int8 codes) + the low bits' chain, either form below) replaced
+              by one Cast of int16 codes (codes * 2^bits + low bits),
               the 2^-bits folded into the chain's scale: the same float32 weights, the 8-bit
               chain's node count (Cast -> Mul -> Add -> Mul), 2 bytes a weight on disk.
 int16+grouped both.
@@ -20,8 +20,8 @@ int-unpack    the low bits unpacked in uint8 (BitShift right, Mod without fmod),
               Reshape, instead of float Div -> Floor -> Mod(fmod) -> Div: the same values and bytes.
 int-unpack+grouped  with the float16 tensors grouped as well.
 low-bytes     the low bits stored unpacked, one uint8 a weight (the weight's shape), read by
-              Cast -> Div(2^bits) alone: the same values, 2 nodes instead of 6 a chain and no float
-              fmod; more raw bytes (a byte a weight instead of 2 bits), about the same compressed.
+              Cast -> Div(2^bits) alone: the same values, 2 nodes instead of 3 or 6 a chain;
+              more raw bytes (a byte a weight instead of 2 bits), about the same compressed.
 low-bytes+grouped  with the float16 tensors grouped as well.
 bound-cast-mul  a timing bound, NOT the same weights: int16 codes, float16 tensors as float32, and
               each dequant chain cut to Cast -> Mul (no offset, no factor): the least any folded
@@ -29,10 +29,11 @@ bound-cast-mul  a timing bound, NOT the same weights: int16 codes, float16 tenso
 bound-no-offset, bound-no-factor  the same bound with the chain's offset Add, or its input-channel
               factor Mul, left in: what that one step costs.
 
-The low-bit forms (int16-codes, int-unpack, low-bytes and the bounds' int16 codes) edit the low
-bits' first form, Cast -> Div -> Floor -> Mod -> Div -> Reshape, which files written before
-2026-11-27 hold (tests/fixtures/low_bits_v1.onnx is one): the engine now writes a Gather from a
-digit table instead (code_format.h), and on its files those forms find no chain to edit.
+The low bits' chain has two forms: Cast -> Div -> Floor -> Mod -> Div -> Reshape over the packed
+bytes, which files written before 2026-11-27 hold (tests/fixtures/low_bits_v1.onnx is one), and
+Cast(int32) -> Gather from a digit table -> Reshape, which the engine writes now (code_format.h).
+int16-codes, low-bytes and the bounds edit either; int-unpack only the first, and on a file with
+none of them a form gives no file (`"file": null`), as there is nothing to edit.
 
 Kinds: 'fp16 Cast' (depends on float16 constants only), 'low-bit unpack' (on the packed uint8
 low bits only, and the digit tables), 'int8 dequant' (on int8 codes: Cast -> Add of the low bits
@@ -158,6 +159,7 @@ class Editor:
             for i in n.input:
                 self.consumers.setdefault(i, []).append(n)
         self.uses = Counter(i for h in graphs(g) for n in h.node for i in n.input)
+        self.outputs = {o.name for o in g.output}
         self.drop = set()
         self.added = []
 
@@ -173,12 +175,28 @@ class Editor:
         self.added.append(helper.make_node('Constant', [], [name], value=numpy_helper.from_array(array, name)))
 
     def commit(self):
+        """Puts the edits in; nodes and initializers that only removed nodes read go too (a digit
+        table that every edited chain shared, for one), until none is left without a reader."""
         nodes = self.added + [n for n in self.g.node if id(n) not in self.drop]
-        used = {i for n in nodes for i in n.input} | {i for h in graphs(self.g) if h is not self.g for n in h.node for i in n.input}
-        used |= {o.name for o in self.g.output}
-        nodes = [n for n in nodes if n.op_type != 'Constant' or n.output[0] in used]  # those only removed chains used
+        outer = {i for h in graphs(self.g) if h is not self.g for n in h.node for i in n.input} | {o.name for o in self.g.output}
+        added = {id(n) for n in self.added}
+        while True:
+            used = {i for n in nodes for i in n.input} | outer
+            kept = [n for n in nodes if any(o in used for o in n.output) or (id(n) not in added and self.unread_before(n))]
+            if len(kept) == len(nodes):
+                break
+            nodes = kept
+        used = {i for n in nodes for i in n.input} | outer
+        keep = [t for t in self.g.initializer if t.name in used or self.uses[t.name] == 0]
+        del self.g.initializer[:]
+        self.g.initializer.extend(keep)
         del self.g.node[:]
         self.g.node.extend(topological(nodes))
+
+    def unread_before(self, node):
+        """Whether no output of `node` had a reader before the edits (a node of the model's own whose
+        outputs nothing reads stays as it was)."""
+        return all(self.uses[o] == 0 and o not in self.outputs for o in node.output)
 
 
 def fp16_casts(ed):
@@ -230,6 +248,9 @@ def fp16_as_fp32(model):
         ed.commit()
 
 
+CAST_TO = {TensorProto.FLOAT: np.float32, TensorProto.INT32: np.int32, TensorProto.INT64: np.int64}
+
+
 def chain_value(ed, name):
     """Evaluates a chain of constant-input nodes ending at `name` with numpy (the unpack ops only)."""
     if name in ed.const:
@@ -238,7 +259,10 @@ def chain_value(ed, name):
     x = [chain_value(ed, i) for i in n.input]
     op = n.op_type
     if op == 'Cast':
-        return x[0].astype(np.float32)
+        return x[0].astype(CAST_TO[helper.get_attribute_value(n.attribute[0])])
+    if op == 'Gather':  # the digits of each byte, from the graph's digit table
+        axis = next((helper.get_attribute_value(a) for a in n.attribute if a.name == 'axis'), 0)
+        return np.take(x[0], x[1], axis=axis)
     if op == 'Div':
         return (x[0] / x[1]).astype(np.float32)
     if op == 'Floor':
@@ -250,47 +274,46 @@ def chain_value(ed, name):
     raise ValueError(f'unexpected {op} in a low-bit chain')
 
 
-def chain_nodes(ed, name, out):
-    if name in ed.const:
-        out.append(('const', name))
-        return
-    n = ed.producer[name]
-    out.append(('node', n))
-    for i in n.input:
-        chain_nodes(ed, i, out)
+def low_bit_ends(ed):
+    """The 9- and 10-bit weights of a graph: (add, cast, low, mul) for each Add of the int8 codes'
+    Cast and the low bits' value (`low`: the Reshape ending either form of their chain), read by the
+    Mul of the scale."""
+    ends = []
+    for add in ed.g.node:
+        if add.op_type != 'Add' or len(add.input) != 2:
+            continue
+        cast, low = (ed.producer.get(i) for i in add.input)
+        if not (cast and low and cast.op_type == 'Cast' and low.op_type == 'Reshape'):
+            continue
+        if cast.input[0] not in ed.const or ed.const[cast.input[0]].dtype != np.int8:
+            continue
+        mul = ed.consumers[add.output[0]]
+        if len(mul) != 1 or mul[0].op_type != 'Mul' or mul[0].input[1] not in ed.const:
+            continue
+        ends.append((add, cast, low, mul[0]))
+    return ends
+
+
+def low_bits(ed, low):
+    """The low bits' values (low bits / 2^bits, in [0, 1)) and 2^bits."""
+    value = chain_value(ed, low.output[0])
+    steps = {float(v) for v in np.unique(value)}
+    return value, 1 << int(np.ceil(np.log2(1 / min((v for v in steps if v > 0), default=1))))
 
 
 def int16_codes(model):
+    """Returns how many weights it edited."""
+    edited = 0
     for g in graphs(model.graph):
         ed = Editor(g)
-        consumers = ed.consumers
-        for add in list(g.node):
-            if add.op_type != 'Add' or len(add.input) != 2:
-                continue
-            a, b = (ed.producer.get(i) for i in add.input)
-            if not (a and b and a.op_type == 'Cast' and b.op_type == 'Reshape'):
-                continue
-            if a.input[0] not in ed.const or ed.const[a.input[0]].dtype != np.int8:
-                continue
-            mul = consumers[add.output[0]]
-            if len(mul) != 1 or mul[0].op_type != 'Mul' or mul[0].input[1] not in ed.const:
-                continue
-            mul = mul[0]
-            hi = ed.const[a.input[0]].astype(np.int32)
-            lo = chain_value(ed, b.output[0])  # low bits / base, in [0, 1)
-            steps = {float(v) for v in np.unique(lo)}
-            base = 1 << int(np.ceil(np.log2(1 / min((v for v in steps if v > 0), default=1))))
+        for add, cast, low, mul in low_bit_ends(ed):
+            hi = ed.const[cast.input[0]].astype(np.int32)
+            lo, base = low_bits(ed, low)
             codes = hi * base + np.rint(lo * base).astype(np.int32)
             assert np.array_equal(codes / base, hi + lo.astype(np.float64)), 'low bits not multiples of 1/2^bits'
-            parts = []
-            chain_nodes(ed, b.output[0], parts)
-            for kind, x in parts:
-                if kind == 'node':
-                    ed.drop.add(id(x))
-                elif ed.uses[x] == 1:
-                    ed.remove_constant(x)
-            ed.remove_constant(a.input[0])
-            ed.drop.update({id(a), id(add)})
+            ed.drop.add(id(low))  # the rest of the low bits' chain, once nothing reads it, goes in commit()
+            ed.remove_constant(cast.input[0])
+            ed.drop.update({id(cast), id(add)})
             name = f'{add.output[0]}_i16'
             ed.add_constant(name, codes.astype(np.int16))
             ed.added.append(helper.make_node('Cast', [name], [add.output[0]], to=TensorProto.FLOAT))
@@ -299,7 +322,9 @@ def int16_codes(model):
                 raise ValueError('a shared scale')
             ed.remove_constant(mul.input[1])
             ed.add_constant(mul.input[1], (scale / np.float32(base)).astype(np.float32))
+            edited += 1
         ed.commit()
+    return edited
 
 
 def low_bit_chains(ed):
@@ -325,7 +350,9 @@ def low_bit_chains(ed):
 
 def int_unpack(model):
     """The low bits unpacked in uint8 (BitShift right, then Mod without fmod), then Cast and Div:
-    no float fmod over every weight."""
+    no float fmod over every weight. The chains of the low bits' first form only (files written
+    before the digit tables). Returns how many it edited."""
+    edited = 0
     for g in graphs(model.graph):
         ed = Editor(g)
         for k, (cast, div, floor, mod, div2, reshape) in enumerate(low_bit_chains(ed)):
@@ -346,33 +373,32 @@ def int_unpack(model):
             for n in (cast, div, floor, mod, div2, reshape):
                 ed.drop.add(id(n))
             ed.added.extend(nodes)
+            edited += 1
         ed.commit()
+    return edited
 
 
 def low_bytes(model):
-    """The low bits stored one uint8 a weight, read by Cast -> Div: no unpacking at load."""
+    """The low bits stored one uint8 a weight, read by Cast -> Div: no unpacking at load. Returns how
+    many weights it edited."""
+    edited = 0
     for g in graphs(model.graph):
         ed = Editor(g)
-        for k, (cast, div, floor, mod, div2, reshape) in enumerate(low_bit_chains(ed)):
-            value = chain_value(ed, reshape.output[0])  # low bits / base, in [0, 1)
-            base = ed.const[div2.input[1]]
-            low = np.rint(value * base).astype(np.uint8)
-            assert np.array_equal(low.astype(np.float32) / base.astype(np.float32), value)
-            name = f'{reshape.output[0]}_lowbytes'
-            ed.add_constant(name, low)
-            nodes = [
+        for add, cast, low, mul in low_bit_ends(ed):
+            value, base = low_bits(ed, low)
+            stored = np.rint(value * base).astype(np.uint8)
+            assert np.array_equal(stored.astype(np.float32) / np.float32(base), value)
+            name = f'{low.output[0]}_lowbytes'
+            ed.add_constant(name, stored)
+            ed.add_constant(f'{name}_base', np.array(base, np.float32))
+            ed.added.extend([
                 helper.make_node('Cast', [name], [f'{name}_f'], to=TensorProto.FLOAT),
-                helper.make_node('Div', [f'{name}_f', div2.input[1]], [reshape.output[0]]),
-            ]
-            for n in (cast, div, floor, mod, div2, reshape):
-                ed.drop.add(id(n))
-            if ed.uses[cast.input[0]] == 1:
-                ed.remove_constant(cast.input[0])
-            for c in (div.input[1], mod.input[1], reshape.input[1]):
-                if ed.uses[c] == 1:
-                    ed.remove_constant(c)
-            ed.added.extend(nodes)
+                helper.make_node('Div', [f'{name}_f', f'{name}_base'], [low.output[0]]),
+            ])
+            ed.drop.add(id(low))  # the rest of the chain goes in commit()
+            edited += 1
         ed.commit()
+    return edited
 
 
 def chain_bound(drop):
@@ -433,7 +459,11 @@ def main():
     out = {'shrunk': census(load(shrunk))}
     for form, edits in FORMS.items():
         m = load(shrunk)
-        for edit in edits:
+        # The form's first edit finding nothing to edit: no file (the default has no chain of that form).
+        if edits[0](m) == 0:
+            out[form] = {'file': None}
+            continue
+        for edit in edits[1:]:
             edit(m)
         path = f'{prefix}.{form}.onnx'
         save(m, path)

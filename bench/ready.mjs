@@ -46,7 +46,7 @@ const VARIANTS = [
 ];
 
 // The chain forms --forms adds (bench/chain_forms.py), each served as it is.
-const FORMS = ['fp16-grouped', 'int16-codes', 'int16+grouped', 'int-unpack+grouped', 'bound-cast-mul'];
+const FORMS = ['fp16-grouped', 'int16-codes', 'int16+grouped', 'low-bytes+grouped', 'bound-cast-mul'];
 
 const median = (a) => { const b = [...a].sort((x, y) => x - y), h = b.length >> 1; return b.length % 2 ? b[h] : (b[h - 1] + b[h]) / 2; };
 

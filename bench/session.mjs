@@ -128,6 +128,11 @@ export async function sessionTimes({ dir, runs = 5, models = ['det', 'silero', '
     if (forms) {
       const made = chainForms([defaultFile, path.join(dir, key)]);
       for (const [form, what] of Object.entries(FORMS)) {
+        // No file: the default has no chain of that form (int-unpack edits the low bits' first form only).
+        if (!made[form].file) {
+          log(`${key}: form ${form}: no chain of that form to edit`);
+          continue;
+        }
         const c = { variant: `default, ${form}: ${what}`, file: made[form].file, level: 'all' };
         if (corpus[key] && !form.startsWith('bound')) c.same = await sameOutputs(key, defaultFile, c.file);
         cases.push(c);
