@@ -13,7 +13,8 @@
 
 export const HAND_HEADING = '## Measured earlier';
 const HAND_INTRO = 'Kept by `./dev bench` as they were: the sections below, and subsections and rows of the Targets table ' +
-                   'that the run above did not write, measured by hand (each dated where it was written) or by an earlier full run.';
+                   'that the run above did not write, measured by hand (each dated where it was written) or by an earlier full run. ' +
+                   'A note by hand in a section the bench writes goes in a `###` subsection of it: text directly under its heading is replaced.';
 
 // Lines split into a prelude and the parts that open with a heading of `level` ('## ' or '### ').
 function split(lines, level) {

@@ -452,10 +452,16 @@ async function main() {
   const estimateWorst = worstAfter(estimateModels);
   target('target mode\'s size estimate, its worst error against the real whole-file size on the corpus (brotli -q 11 and 9, gzip -9, raw)', '≤ 5 %',
          `${(100 * estimateWorst).toFixed(2)} %`, estimateWorst <= 0.05);
+  // Issue 22: the default output handed over, or a faster path (expand() first), against the original.
   for (const model of new Set(sessionRows.map((r) => r.model))) {
-    const at = (variant) => sessionRows.find((r) => r.model === model && r.variant === variant).create;
-    const ratio = at('default') / at('original');
-    target(`${model}: session creation from the default output / the original's (onnxruntime-node)`, '≤ 1.3 ×', `${ratio.toFixed(2)} ×`, ratio <= 1.3);
+    const rows = sessionRows.filter((r) => r.model === model && r.level === 'all');
+    const original = rows.find((r) => r.variant === 'original').create;
+    const handed = rows.find((r) => r.variant === 'default').create;
+    const expanded = rows.find((r) => r.variant.startsWith('default, expand() in Node'))?.total ?? Infinity;
+    const best = Math.min(handed, expanded) / original;
+    target(`${model}: session creation from the default output / the original's (onnxruntime-node; the faster path)`, '≤ 1.3 ×',
+           `${best.toFixed(2)} × (${expanded < handed ? 'expand() first' : 'handed over'}; handed over ${(handed / original).toFixed(2)} ×, ` +
+           `expand() first ${(expanded / original).toFixed(2)} ×)`, best <= 1.3);
   }
   for (const model of new Set(readyRows.filter((r) => r.mbit === 20).map((r) => r.model))) {
     const rows = readyRows.filter((r) => r.model === model && r.mbit === 20);
