@@ -1,43 +1,15 @@
 // The page: files in, options, progress, results. The work happens in worker.js (the engine),
-// check.js (onnxruntime-web, on demand) and target-worker.js (both, for a target; its section is
-// target-view.js); this thread only keeps the page responsive.
+// check.js (onnxruntime-web, on demand) and target-worker.js (both, for a target); the accuracy
+// check's section is check-view.js, the target's target-view.js, and format.js writes the numbers.
+// This thread only keeps the page responsive.
 
-import { declaredShape, worstOutput, guessedDimensions, suspicions, oneSidedOutputs, FEW_SAMPLES } from './vendor/onnx-shrink/bindings/js/verify.js';
 import { DEFAULTS, OPTION, OPTIONS, words } from './vendor/onnx-shrink/bindings/js/options.js';
 import { initTarget, resetTarget, targetEvidence } from './target-view.js';
+import { checkEvidence, checkInputs, guessedNow, initCheck, renderCheckInputs, renderGuessNote, resetCheck, thresholdValue } from './check-view.js';
+import { capital, downloadCost, formatBytes, money, samplesText, sizeChange } from './format.js';
 
 const $ = (id) => document.getElementById(id);
 const state = { files: [], result: null, worker: null, spare: null, run: 0, sort: { key: null, down: false } };
-
-// --- formatting --------------------------------------------------------------------------------
-
-export function formatBytes(n) {
-  if (n == null || Number.isNaN(n)) return '–';
-  const units = ['B', 'kB', 'MB', 'GB', 'TB'];
-  let i = 0;
-  while (Math.abs(n) >= 1000 && i < units.length - 1) n /= 1000, i++;
-  return `${n.toFixed(i === 0 ? 0 : n < 10 ? 2 : 1)} ${units[i]}`;
-}
-const money = (x) => (Number.isFinite(x) ? x.toLocaleString('en-US', { style: 'currency', currency: 'USD', maximumFractionDigits: x < 10 ? 2 : 0 }) : '–');
-
-// How much smaller a file is, in the CLI's words: "2.8× smaller" (before ÷ after; two decimals
-// under 2×, none from 10×), "1.05× larger", "same size"; with `saves`, also the share saved
-// ("2.8× smaller, saves 64.2 %").
-export function sizeChange(before, after, { saves = false } = {}) {
-  if (!(before > 0) || !(after > 0)) return '–';
-  if (before === after) return 'same size';
-  const r = before > after ? before / after : after / before;
-  const ratio = `${r.toFixed(r < 2 ? 2 : r < 10 ? 1 : 0)}× ${before > after ? 'smaller' : 'larger'}`;
-  if (!saves) return ratio;
-  const share = (100 * Math.abs(1 - after / before)).toFixed(1);
-  return before > after ? `${ratio}, saves ${share} %` : `${ratio}, ${share} % more`;
-}
-
-// Monthly and yearly egress cost of `bytes` per download. Prices are per GiB (2^30 bytes).
-export function downloadCost(bytes, pricePerGiB, downloadsPerMonth) {
-  const month = (bytes / 2 ** 30) * pricePerGiB * downloadsPerMonth;
-  return { month, year: 12 * month };
-}
 
 // --- options -----------------------------------------------------------------------------------
 
@@ -343,18 +315,9 @@ function render() {
   if (!$('exclude').options.length) {
     for (const t of r.report.tensors) $('exclude').append(new Option(t.name, t.name));
   }
-  // A new result: its check is to be run again. The comparison of schemes stays when one of its
-  // schemes was picked, and the inputs set up for checks stay while the model is the same.
-  $('check-table').hidden = true;
-  $('check-error').hidden = true;
-  state.lastCheck = null;
-  if (!state.keepComparison) {
-    $('compare-table').hidden = true;
-    $('check-verdict').hidden = true;
-    $('check-status').textContent = '';
-    state.lastCompare = null;
-  }
-  state.keepComparison = false;
+  // A new result: its check is to be run again (check-view.js), and the inputs set up for checks
+  // stay while the model is the same.
+  resetCheck();
   if (state.checkInputsFor !== state.files) {
     renderCheckInputs();
     $('check-threshold').value = '';  // a threshold is the model's: a new model starts without one
@@ -504,165 +467,6 @@ function renderBreakdown() {
               (before !== after ? ` (${sizeChange(before, after)})` : ''));
     return li;
   }));
-}
-
-// One row per model input: its shape (unknown dimensions as 1) and an optional fixed value.
-function renderCheckInputs() {
-  const tbody = $('check-inputs').querySelector('tbody');
-  tbody.replaceChildren(...state.result.report.model.inputs.map((input, i) => {
-    const tr = document.createElement('tr');
-    const name = document.createElement('td');
-    name.textContent = input.name;
-    const type = document.createElement('td');
-    type.textContent = input.dtype;
-    const shape = document.createElement('input');
-    shape.value = declaredShape(input.shape).shape.join('x');
-    shape.addEventListener('input', () => {
-      shape.dataset.edited = 'yes';
-      renderGuessNote();
-    });
-    shape.id = `check-shape-${i}`;
-    shape.setAttribute('aria-label', `Shape of ${input.name}`);
-    shape.pattern = '\\d+(x\\d+)*';
-    const value = document.createElement('input');
-    value.id = `check-value-${i}`;
-    value.setAttribute('aria-label', `Value of ${input.name}`);
-    value.placeholder = 'random';
-    const data = document.createElement('input');
-    data.type = 'file';
-    data.id = `check-file-${i}`;
-    data.setAttribute('aria-label', `Data file of ${input.name}`);
-    // A streaming model's state: from the second sample on, this input is the model's own output.
-    const feedBack = document.createElement('select');
-    feedBack.id = `check-feed-${i}`;
-    feedBack.setAttribute('aria-label', `Output fed back into ${input.name}`);
-    feedBack.append(new Option('–', ''), ...state.result.report.model.outputs.map((o) => new Option(o.name, o.name)));
-    const cells = [name, type, ...Array.from({ length: 4 }, () => document.createElement('td'))];
-    cells[2].append(shape);
-    cells[3].append(value);
-    cells[4].append(data);
-    cells[5].append(feedBack);
-    tr.append(...cells);
-    return tr;
-  }));
-}
-
-function checkInputs() {
-  return state.result.report.model.inputs.map((input, i) => {
-    const text = $(`check-shape-${i}`).value.trim();
-    const shape = text ? text.split('x').map(Number) : [];
-    if (shape.some((d) => !Number.isInteger(d) || d < 0)) throw new Error(`the shape of '${input.name}' should look like 1x3x224x224`);
-    const value = $(`check-value-${i}`).value.trim();
-    const file = $(`check-file-${i}`).files[0];
-    // A shape left as filled in for open dimensions (as 1) is a guess: its data must be one sample.
-    const guessed = !$(`check-shape-${i}`).dataset.edited && declaredShape(input.shape).guessed;
-    return { ...input, shape, guessed, value: value === '' ? undefined : Number(value), file, feedBack: $(`check-feed-${i}`).value || undefined };
-  });
-}
-
-// The open dimensions of the model's inputs that a check would fill in as 1 now: those of every
-// input whose shape the user has not set (a preset counts as set).
-function guessedNow() {
-  const inputs = state.result.report.model.inputs;
-  const given = inputs.filter((_, i) => $(`check-shape-${i}`)?.dataset.edited).map((input) => input.name);
-  return guessedDimensions(inputs, given);
-}
-
-// The guessed dimensions by input: its index (for its Shape field), the axes with their symbols,
-// and the declared shape with ? for each open dimension (as the CLI's --shape hint).
-function guessesByInput(guessed) {
-  const inputs = state.result.report.model.inputs;
-  const by = new Map();
-  for (const g of guessed) by.set(g.input, [...(by.get(g.input) ?? []), g]);
-  return [...by].map(([name, list]) => {
-    const index = inputs.findIndex((input) => input.name === name);
-    return {
-      name, index, axes: list.map((g) => `axis ${g.axis}${g.symbol ? ` (${g.symbol})` : ''}`).join(', '),
-      declared: inputs[index].shape.map((d) => (typeof d === 'number' && d >= 0 ? d : '?')).join('x'),
-    };
-  });
-}
-
-// Before a check: which dimensions it would guess, and where to set them.
-function renderGuessNote() {
-  if (!state.result) return;
-  const byInput = guessesByInput(guessedNow());
-  $('check-guess').hidden = !byInput.length;
-  $('check-guess').textContent = byInput.length
-    ? `The model leaves open ${byInput.map((g) => `${g.name} ${g.axes}`).join('; ')}. The check fills them in as 1 until ` +
-      'you set the sizes the model meets in use in the Shape column: a check on guessed shapes does not pass.'
-    : '';
-}
-
-const capital = (text) => `${text[0].toUpperCase()}${text.slice(1)}`;
-
-// A paragraph, or a heading in bold, for the boxes below.
-function para(text, tag = 'p') {
-  const e = document.createElement(tag);
-  e.textContent = text;
-  return e;
-}
-
-// Where a check's inputs were guessed: each input's guessed dimensions, and a button to its Shape field.
-function guessList(guessed) {
-  const ul = document.createElement('ul');
-  for (const g of guessesByInput(guessed)) {
-    const li = document.createElement('li');
-    li.dataset.input = g.name;
-    const go = document.createElement('button');
-    go.type = 'button';
-    go.className = 'link';
-    go.textContent = `Set the shape of ${g.name}`;
-    go.addEventListener('click', () => {
-      const field = $(`check-shape-${g.index}`);
-      field.focus();
-      field.select();
-    });
-    li.append(`${g.name}: ${g.axes}, each set to 1 (the model declares ${g.declared}). `, go);
-    ul.append(li);
-  }
-  return ul;
-}
-
-// A check's verdict: not a pass while input dimensions were guessed (each named, with where to
-// set it), suspicious when an output is constant or identical in both models, and otherwise
-// checked (green) with `okText`.
-function renderVerdict({ guessed, doubts, okText }) {
-  const box = $('check-verdict');
-  const warn = guessed.length > 0 || doubts.length > 0;
-  box.className = `verdict ${warn ? 'warn' : 'ok'}`;
-  box.dataset.verdict = guessed.length ? 'guessed' : doubts.length ? 'suspicious' : 'checked';
-  box.replaceChildren();
-  if (guessed.length) {
-    box.append(para('Not a pass: the check guessed input dimensions.', 'strong'),
-               para('The model leaves these dimensions open, and the check set each to 1. On such inputs a model can ' +
-                    'run with its weights hardly mattering, and the numbers below say little about the model in use:'),
-               guessList(guessed),
-               para('Set the sizes the model meets in use in the Shape column above (with a data file, the shape of one ' +
-                    'sample of it), then check again.'));
-  }
-  if (doubts.length) {
-    box.append(para(guessed.length ? 'And the outputs look suspicious:' : 'Suspicious: these outputs say little about the shrunk model.', 'strong'));
-    const ul = document.createElement('ul');
-    ul.className = 'suspicions';
-    for (const d of doubts) ul.append(para(`${capital(d)}.`, 'li'));
-    box.append(ul);
-  }
-  if (!warn) box.append(para('Checked on the shapes you set. ', 'strong'), okText);
-  box.hidden = false;
-}
-
-// A check that failed: the error in the check's own error box, and the last check's numbers gone
-// (they were for other inputs). With guessed dimensions, they are named too.
-function showCheckError(message, guessed = []) {
-  const box = $('check-error');
-  box.replaceChildren(para('Could not compare.', 'strong'), para(message));
-  if (guessed.length) {
-    box.append(para('The check guessed these dimensions of the inputs, which may be why:'), guessList(guessed));
-  }
-  box.hidden = false;
-  $('check-status').textContent = '';
-  $('check-verdict').hidden = true;
 }
 
 // A number field of the costs: its value, or NaN (and the field marked invalid, with the problem)
@@ -825,8 +629,7 @@ function exportedReport() {
     breakdown: byteBreakdown(r.report, sizes),
     cost: { pricePerGiB: Number.isNaN(price) ? null : price, downloadsPerMonth: Number.isNaN(downloads) ? null : downloads, servedAs: served,
             original: cost(sizes.original[served]), shrunk: cost(sizes.shrunk[served]) },
-    check: state.lastCheck ?? null,
-    compare: state.lastCompare ?? null,
+    ...checkEvidence(),
     target: targetEvidence(),
     report: r.report,
   };
@@ -953,212 +756,6 @@ function scrollCues() {
   }
 }
 
-// Runs one job in a worker of its own: resolves with the first message `isFinal` accepts, rejects
-// on an error message or a failed worker; other messages go to `onMessage` (progress).
-// "Stop" ends every job at once.
-const checkJobs = new Set();
-
-function workerJob(script, message, isFinal, onMessage = () => {}) {
-  return new Promise((resolve, reject) => {
-    const worker = new Worker(new URL(script, import.meta.url), { type: 'module' });
-    const end = (f, x) => {
-      worker.terminate();
-      checkJobs.delete(stop);
-      f(x);
-    };
-    const stop = () => end(reject, Object.assign(new Error('Stopped.'), { stopped: true }));
-    checkJobs.add(stop);
-    worker.onmessage = ({ data }) => {
-      if (data.error !== undefined || data.type === 'error') end(reject, new Error(data.error ?? data.message));
-      else if (isFinal(data)) end(resolve, data);
-      else onMessage(data);
-    };
-    worker.onerror = (e) => end(reject, new Error(e.message || 'The worker failed.'));
-    worker.postMessage({ id: 1, ...message });
-  });
-}
-
-// Runs the original (`files`, as dropped) and `result` (a shrunk model of them) in
-// onnxruntime-web on `inputs`; resolves to the worker's data with the threshold it ran with.
-function checkModel(files, result, inputs, onProgress) {
-  const model = files.find((f) => /\.onnx$/i.test(f.name));
-  const originalExternal = {};
-  for (const f of files) if (f !== model) originalExternal[f.name] = f;
-  const shrunkExternal = result.externalData ? { [`${result.name}.shrunk.onnx.data`]: result.externalData } : {};
-  const threshold = thresholdValue();
-  return workerJob('./check.js', { original: model, originalExternal, shrunk: result.model, shrunkExternal, inputs, threshold },
-                   (data) => data.outputs !== undefined, onProgress).then((data) => ({ ...data, threshold }));
-}
-
-// What makes a check's numbers say little (verify.js): constant or identical outputs, and with a
-// threshold, outputs all on one side of it. `checked`: checkModel's data.
-function outputDoubts({ outputs, threshold }) {
-  return [...suspicions(outputs), ...(threshold === undefined ? [] : oneSidedOutputs(outputs, threshold))];
-}
-
-function thresholdValue() {
-  const text = $('check-threshold').value.trim();
-  return text === '' ? undefined : Number(text);
-}
-
-function tableRows(rows) {
-  return rows.map((cells) => {
-    const tr = document.createElement('tr');
-    for (const c of cells) {
-      const td = document.createElement('td');
-      td.append(c);
-      tr.append(td);
-    }
-    return tr;
-  });
-}
-
-const samplesText = (n) => `${n} sample${n === 1 ? '' : 's'}`;
-const inputsText = (inputs, samples) => {
-  const files = inputs.filter((input) => input.file).map((input) => input.name);
-  const random = inputs.some((input) => !input.file && input.value === undefined);
-  return files.length ? `data from files for ${files.join(', ')}${random ? ', the rest random' : ''} (${samplesText(samples)})`
-                      : `the same random inputs (${samplesText(samples)})`;
-};
-
-function setChecking(busy) {
-  $('check-run').disabled = $('compare-run').disabled = busy;
-  $('check-stop').hidden = !busy;
-}
-
-// The check buttons are off while a check runs; returns the inputs, or null (and says why).
-function beginCheck() {
-  $('check-error').hidden = true;
-  try {
-    const inputs = checkInputs();
-    setChecking(true);
-    return inputs;
-  } catch (e) {
-    $('check-table').hidden = true;
-    showCheckError(e.message);
-    return null;
-  }
-}
-
-// A check's inputs as the report keeps them (a data file by its name).
-const inputsForReport = (inputs) => inputs.map(({ name, dtype, shape, value, file, feedBack }) =>
-  ({ name, dtype, shape, ...(value !== undefined ? { value } : {}), ...(file ? { file: file.name } : {}), ...(feedBack ? { feedBack } : {}) }));
-
-// An output's name in the check's table, with what makes its numbers suspicious.
-function outputCell(o) {
-  const cell = document.createDocumentFragment();
-  cell.append(o.name);
-  if (o.constant || o.identical) {
-    const tag = document.createElement('span');
-    tag.className = 'tag';
-    tag.textContent = o.constant ? 'constant' : 'identical in both';
-    cell.append(' ', tag);
-  }
-  return cell;
-}
-
-async function checkAccuracy() {
-  const r = state.result;
-  const inputs = r && beginCheck();
-  if (!inputs) return;
-  const guessed = guessedNow();
-  $('check-status').textContent = 'Loading onnxruntime-web and running both models…';
-  try {
-    const data = await checkModel(state.files, r, inputs, (d) => ($('check-status').textContent = `Running both models: sample ${d.done} of ${d.samples}…`));
-    if (r !== state.result) {  // a newer result came meanwhile: its check is to be run again
-      $('check-status').textContent = '';
-      return;
-    }
-    const text = inputsText(inputs, data.samples);
-    $('check-status').textContent = `${capital(text)}; both models:`;
-    const doubts = outputDoubts(data);
-    const worst = worstOutput(data.outputs);
-    const random = inputs.some((input) => !input.file && input.value === undefined);
-    renderVerdict({ guessed, doubts,
-                    okText: `The output that moved most, '${worst.name}', has a relative L2 error of ${worst.relL2.toExponential(2)}.` +
-                            (random ? ' Random inputs show that the model runs; data like your users\' shows the error they will get.' : '') });
-    $('check-caption').textContent = guessed.length ? 'On guessed shapes: not a pass' : 'How far each output moved';
-    $('check-table').querySelector('tbody').replaceChildren(...tableRows(data.outputs.map((o) =>
-      [outputCell(o), o.maxAbs.toExponential(3), o.meanAbs.toExponential(3), o.relL2.toExponential(3), o.cosine.toFixed(6),
-       o.agreement === undefined ? '–' : `${(100 * o.agreement).toFixed(3)} %`])));
-    $('check-table').classList.toggle('unverified', guessed.length > 0);
-    $('check-table').hidden = false;
-    state.lastCheck = { inputs: inputsForReport(inputs), threshold: data.threshold, samples: data.samples,
-                        verdict: $('check-verdict').dataset.verdict, guessedDimensions: guessed, suspicions: doubts, outputs: data.outputs };
-    updateScrollCues();
-  } catch (e) {
-    if (e.stopped) {
-      $('check-status').textContent = e.message;
-    } else {
-      $('check-table').hidden = true;  // the last check's numbers were for other inputs
-      showCheckError(e.message, guessed);
-    }
-  } finally {
-    setChecking(false);
-  }
-}
-
-// "Compare schemes": shrinks with each scheme of the mode and checks each on the same inputs (the
-// CLI's --scheme auto,channel,tensor --verify), one model at a time; "Use" makes one the result.
-async function compareSchemes() {
-  const inputs = state.result && beginCheck();
-  if (!inputs) return;
-  const guessed = guessedNow();
-  const mode = chosenMode();
-  const status = (text) => ($('check-status').textContent = text);
-  const files = state.files;  // the model compared, even if another is dropped meanwhile
-  const rows = [];
-  try {
-    for (const scheme of words(OPTION.scheme, mode)) {
-      // The result, then its gzip size (palette results are for compressing).
-      let made = null;
-      const sized = await workerJob('./worker.js', { files, options: { ...options(), scheme } }, (d) => d.type === 'sizes', (d) => {
-        if (d.type === 'result') made = d;
-        else if (d.type === 'progress') status(`Scheme ${scheme}: ${d.stage}… ${Math.round(100 * d.fraction)} %`);
-      });
-      const checked = await checkModel(files, made, inputs, (d) => status(`Scheme ${scheme}: sample ${d.done} of ${d.samples}…`));
-      const worst = worstOutput(checked.outputs);
-      rows.push({ scheme, raw: sized.sizes.shrunk.raw, gzip: sized.sizes.shrunk.gzip, worst, samples: checked.samples,
-                  doubts: outputDoubts(checked) });
-    }
-  } catch (e) {
-    if (e.stopped) {
-      status(e.message);
-    } else {
-      $('compare-table').hidden = true;  // the last comparison was of other inputs
-      showCheckError(e.message, guessed);
-    }
-    return;
-  } finally {
-    setChecking(false);
-  }
-  if (files !== state.files) {  // another model was dropped meanwhile
-    status('');
-    return;
-  }
-  const best = rows.reduce((b, r) => (r.worst.relL2 < b.worst.relL2 ? r : b));
-  status(`Each scheme on ${inputsText(inputs, rows[0].samples)}` +
-         `${rows[0].samples < FEW_SAMPLES ? '; on this few samples, which scheme has the least error often differs on other inputs' : ''}:`);
-  $('compare-table').querySelector('tbody').replaceChildren(...tableRows(rows.map((r) => {
-    const use = document.createElement('button');
-    use.type = 'button';
-    use.textContent = `Use ${r.scheme}`;
-    use.addEventListener('click', () => {
-      $('scheme').value = r.scheme;
-      state.keepComparison = true;
-      start();
-    });
-    return [r.scheme + (r === best ? ' (least error)' : ''), formatBytes(r.raw), formatBytes(r.gzip),
-            `${r.worst.relL2.toExponential(3)} (${r.worst.name})`, use];
-  })));
-  $('compare-table').hidden = false;
-  const doubts = [...new Set(rows.flatMap((r) => r.doubts.map((d) => `${d} (scheme ${r.scheme})`)))];
-  renderVerdict({ guessed, doubts, okText: 'Each scheme\'s worst output is in the table.' });
-  state.lastCompare = { inputs: inputsForReport(inputs), threshold: thresholdValue(), samples: rows[0].samples, guessedDimensions: guessed,
-                        suspicions: doubts, schemes: rows.map((r) => ({ scheme: r.scheme, bytes: r.raw, gzipBytes: r.gzip, worst: r.worst })) };
-  updateScrollCues();
-}
-
 // --- wiring ------------------------------------------------------------------------------------
 
 function persist(id) {
@@ -1216,9 +813,6 @@ function init() {
   $('cancel').addEventListener('click', cancel);
   $('save').addEventListener('click', save);
   $('save-data').addEventListener('click', saveData);
-  $('check-run').addEventListener('click', checkAccuracy);
-  $('compare-run').addEventListener('click', compareSchemes);
-  $('check-stop').addEventListener('click', () => [...checkJobs].forEach((stop) => stop()));
   $('measure').addEventListener('click', measureAgain);
   $('export-json').addEventListener('click', exportJson);
   $('export-summary').addEventListener('click', exportSummary);
@@ -1230,6 +824,12 @@ function init() {
       renderTensors();
     });
   }
+  initCheck({ result: () => state.result, files: () => state.files, mode: chosenMode, options: () => options(),
+              useScheme(scheme) {
+                $('scheme').value = scheme;
+                start();
+              },
+              tablesChanged: updateScrollCues });
   initTarget({ files: () => state.files, inputs: checkInputs, threshold: thresholdValue, guessed: guessedNow,
                modeOptions: options, download, formatBytes });
   showLevels();
