@@ -507,7 +507,9 @@ async function main() {
           'Generated fp32 models (stacks of 1024×1024 MatMul weights). Throughput is MB of input per second of the whole process ' +
           '(start to exit, reading and writing files) and, for WebAssembly, of the engine alone. Peak memory is the whole ' +
           'process\'s resident set (GNU time) and, for WebAssembly, the memory the module grew to. The engine\'s time starts ' +
-          'once the module is compiled, and includes reading the file in slices into WebAssembly memory.', '');
+          'once the module is compiled, and includes reading the file in slices into WebAssembly memory. The expand rows are ' +
+          'MB of output per second of a process\'s first expand() of the default output, given its bytes: as one returned ' +
+          'array, and ("streamed") to onModelData as views of the engine\'s memory, as the CLI\'s --expand writes its file.', '');
   md.push(table(['model', 'tool', 'mode', 'MB/s (process)', 'MB/s (engine)', 'peak RSS', 'RSS / (in + out)', 'wasm memory'],
     [...speedRows, ...chromeRows].sort((a, b) => a.mb - b.mb).map((r) => [`${r.mb} MB`, r.tool, r.mode,
       r.mbps ? r.mbps.toFixed(0) : '-', r.engineMbps ? r.engineMbps.toFixed(0) : '-', r.rss ? MB(r.rss) : '-',
