@@ -328,7 +328,7 @@ async function checkAccuracy() {
     $('check-table').classList.toggle('unverified', guessed.length > 0);
     $('check-table').hidden = false;
     lastCheck = { inputs: inputsForReport(inputs), threshold: data.threshold, samples: data.samples,
-                        verdict: $('check-verdict').dataset.verdict, guessedDimensions: guessed, suspicions: doubts, outputs: data.outputs };
+                  verdict: $('check-verdict').dataset.verdict, guessedDimensions: guessed, suspicions: doubts, outputs: data.outputs };
     hooks.tablesChanged();
   } catch (e) {
     if (e.stopped) {
@@ -398,7 +398,7 @@ async function compareSchemes() {
   const doubts = [...new Set(rows.flatMap((r) => r.doubts.map((d) => `${d} (scheme ${r.scheme})`)))];
   renderVerdict({ guessed, doubts, okText: 'Each scheme\'s worst output is in the table.' });
   lastCompare = { inputs: inputsForReport(inputs), threshold: thresholdValue(), samples: rows[0].samples, guessedDimensions: guessed,
-                        suspicions: doubts, schemes: rows.map((r) => ({ scheme: r.scheme, bytes: r.raw, gzipBytes: r.gzip, worst: r.worst })) };
+                  suspicions: doubts, schemes: rows.map((r) => ({ scheme: r.scheme, bytes: r.raw, gzipBytes: r.gzip, worst: r.worst })) };
   hooks.tablesChanged();
 }
 
