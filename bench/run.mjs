@@ -417,7 +417,7 @@ async function main() {
   await addPageSpeed(shapeRows, { runs, log });
   const chromeRows = await chromiumSpeed();
   const latencyRows = await inference();
-  const sessionRows = await sessionTimes({ dir: path.join(out, 'session'), runs: quick ? 1 : 5, forms: !quick, log,
+  const sessionRows = await sessionTimes({ dir: path.join(out, 'session'), runs: quick ? 1 : 5, forms: !quick, first: !quick, log,
                                            models: quick ? ['det', 'silero'] : ['det', 'silero', 'conv'] });
   const readyRows = await readyTimes({ dir: path.join(out, 'ready'), models: quick ? ['silero'] : ['det', 'silero', 'conv'],
                                        bandwidths: quick ? [20] : [20, 100], runs: quick ? 1 : 3, largeRuns: 1, log });
@@ -479,9 +479,16 @@ async function main() {
     const handed = rows.find((r) => r.variant === 'default').create;
     const expanded = rows.find((r) => r.variant.startsWith('default, expand() in Node'))?.total ?? Infinity;
     const best = Math.min(handed, expanded) / original;
+    // Also the first session in a new process (what a program that loads its model once waits for;
+    // the issue's own figures were of that kind), shown beside the verdict, which stays the warm one.
+    const firsts = sessionRows.filter((r) => r.model === model && r.level === 'first');
+    const firstOf = (variant) => firsts.find((r) => r.variant.startsWith(variant))?.create;
+    const firstOriginal = firstOf('original'), firstHanded = firstOf('default, the first'), firstExpanded = firstOf('default, expand()');
+    const firstText = firstOriginal ? `; the first session in a new process: handed over ${(firstHanded / firstOriginal).toFixed(2)} ×, ` +
+                                      `expand() first ${(firstExpanded / firstOriginal).toFixed(2)} ×` : '';
     target(`${model}: session creation from the default output / the original's (onnxruntime-node; the faster path)`, '≤ 1.3 ×',
-           `${best.toFixed(2)} × (${expanded < handed ? 'expand() first' : 'handed over'}; handed over ${(handed / original).toFixed(2)} ×, ` +
-           `expand() first ${(expanded / original).toFixed(2)} ×)`, best <= 1.3);
+           `${best.toFixed(2)} × (${expanded < handed ? 'expand() first' : 'handed over'}; in one warm process handed over ${(handed / original).toFixed(2)} ×, ` +
+           `expand() first ${(expanded / original).toFixed(2)} ×${firstText})`, best <= 1.3);
   }
   for (const model of new Set(readyRows.filter((r) => r.mbit === 20).map((r) => r.model))) {
     const rows = readyRows.filter((r) => r.model === model && r.mbit === 20);
@@ -532,7 +539,9 @@ async function main() {
           'float32 weights, checked on the corpus inputs, except the BOUND rows, which drop steps of each chain to show what they ' +
           'cost). `--form dq` keeps DequantizeLinear, which onnxruntime does not fold: it is paid at every inference instead. ' +
           'The graphOptimizationLevel rows compare with the original at the same level (\'all\' is the default). The expand() row ' +
-          'is the package\'s expand() in Node, then a session on the plain bytes.', '',
+          'is the package\'s expand() in Node, then a session on the plain bytes. The rows "the first session in a new process" ' +
+          'are one new process a run (`bench/session_first.mjs`): onnxruntime\'s set-up and, expanded first, the engine\'s compile ' +
+          'and first call included, as a program that loads its model once waits for them; compared with the original\'s first session.', '',
           sessionTable(sessionRows), '');
   md.push('## Time until ready in Chromium', '',
           'What a visitor of a page waits for (`bench/ready.mjs`): Debian\'s Chromium fetches the model from a server on 127.0.0.1 with ' +
