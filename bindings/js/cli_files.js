@@ -21,6 +21,9 @@ export function expandInputs(inputs) {
       else if (entry.name.endsWith('.onnx') && !entry.name.endsWith('.shrunk.onnx')) out.push({ file: p, under });
     }
   };
+  if (inputs.includes('-') && inputs.length > 1) {
+    throw new OnnxShrinkError("'-' (a model from standard input) goes alone: give the other models in another run", 'BAD_OPTION');
+  }
   for (const input of inputs) {
     if (input === '-') {
       out.push({ file: input, under: '' });
@@ -38,7 +41,9 @@ export function outputFor({ file, under }, a, many) {
   const base = path.basename(file).replace(/\.onnx$/i, '') + (a.expand ? '.expanded.onnx' : '.shrunk.onnx');
   if (!a.output) return path.join(path.dirname(file), base);
   if (a.output === '-') return a.output;
-  if (many || (existsSync(a.output) && statSync(a.output).isDirectory())) return path.join(a.output, under, base);
+  // A folder: one that exists, or a name ending in a slash (made, as any missing folder is).
+  const folder = /[\\/]$/.test(a.output) || (existsSync(a.output) && statSync(a.output).isDirectory());
+  if (many || folder) return path.join(a.output, under, base);
   return a.output;
 }
 
@@ -132,8 +137,11 @@ export class TempFile {
     this.target = target;
     this.stream = isStream(target);
     const real = this.stream ? target : linkTarget(target);
-    this.temp = this.stream ? path.join(tmpdir(), `onnx-shrink-${process.pid}-${++tempCount}${tag ? `.${tag}` : ''}.partial`)
-                            : `${real}${tag ? `.${tag}` : ''}.partial`;
+    // The process's id in the name: two runs writing one path (one after the other, its janitor
+    // still finishing; or side by side) never share, nor remove, each other's temporary file.
+    const unique = `${process.pid}-${++tempCount}`;
+    this.temp = this.stream ? path.join(tmpdir(), `onnx-shrink-${unique}${tag ? `.${tag}` : ''}.partial`)
+                            : `${real}${tag ? `.${tag}` : ''}.${unique}.partial`;
     this.real = real;
     removeIfLeftBehind(this.temp);  // first: a kill right after the file appears still removes it
     try {

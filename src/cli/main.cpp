@@ -117,10 +117,11 @@ class MappedFile {
   static constexpr uint64_t kPopulateLimit = uint64_t(1) << 30;
   explicit MappedFile(const std::string& path) {
     fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd_ < 0) throw Error(ErrorCode::Io, "cannot open '" + path + "': " + std::strerror(errno));
+    // (A missing or unreadable input is bad input, exit 2, as in the npm CLI.)
+    if (fd_ < 0) throw Error(ErrorCode::BadOption, "cannot open '" + path + "': " + std::strerror(errno));
     struct stat st;
     if (::fstat(fd_, &st) != 0) throw Error(ErrorCode::Io, "cannot stat '" + path + "': " + std::strerror(errno));
-    if (S_ISDIR(st.st_mode)) throw Error(ErrorCode::Io, "'" + path + "' is a folder, not a model file");
+    if (S_ISDIR(st.st_mode)) throw Error(ErrorCode::BadOption, "'" + path + "' is a folder, not a model file");
     size_ = static_cast<uint64_t>(st.st_size);
     if (size_ > 0) {
       void* p = ::mmap(nullptr, size_, PROT_READ, MAP_PRIVATE | (size_ <= kPopulateLimit ? MAP_POPULATE : 0), fd_, 0);
@@ -204,8 +205,9 @@ class FileSink final : public onnx_shrink::Sink {
     // mkstemps fills in the X's of temp_'s own buffer, which the signal handler reads.
     fd_ = stream_ ? ::mkstemps(temp_.data(), 8) : ::open(temp_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd_ < 0) {
+      const int error = errno;
       release();
-      throw Error(ErrorCode::Io, "cannot create '" + temp_ + "': " + std::strerror(errno));
+      throw Error(ErrorCode::Io, "cannot write '" + path_ + "': " + std::strerror(error));
     }
     buffer_.reserve(kBuffer);
   }
@@ -451,6 +453,16 @@ int run(const Arguments& a) {
     throw Error(ErrorCode::BadOption, "--report '" + a.report + "' is the input file; onnx-shrink never overwrites its input");
   }
   if (!a.report.empty() && a.report == a.output) throw Error(ErrorCode::BadOption, "--report and -o name the same file");
+  for (const std::string* target : {&a.output, &a.report}) {
+    struct stat st;
+    if (!target->empty() && ::stat(target->c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
+      throw Error(ErrorCode::BadOption, "'" + *target + "' is a folder: the native driver writes one file, give its name");
+    }
+    const std::string folder = folder_of(*target);
+    if (!target->empty() && *target != "-" && (::stat(folder.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))) {
+      throw Error(ErrorCode::BadOption, "cannot write '" + *target + "': the folder '" + folder + "' does not exist");
+    }
+  }
   onnx_shrink::MemorySource source(input.data(), input.size());
   ExternalFiles externals(folder_of(a.input));
   onnx_shrink::Io io;

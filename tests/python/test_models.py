@@ -637,9 +637,15 @@ class CommandLine(unittest.TestCase):
         folder = os.path.join(self.dir, "folder")
         os.mkdir(folder)
         p = run_cli(silero, "-o", folder, "-q")
-        self.assertEqual(p.returncode, 1)
-        self.assertIn("Is a directory", p.stderr)
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("'%s' is a folder: the native driver writes one file, give its name" % folder, p.stderr)
         self.assertTrue(os.path.isdir(folder))
+        self.assertEqual(os.listdir(folder), [])
+        # A missing folder is named, and nothing is made.
+        p = run_cli(silero, "-o", os.path.join(self.dir, "nowhere", "x.onnx"), "-q")
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("the folder '%s' does not exist" % os.path.join(self.dir, "nowhere"), p.stderr)
+        self.assertNotIn(".partial", p.stderr)
         self.assertEqual(sorted(os.listdir(self.dir)), sorted(["fresh.onnx", "out.onnx", "other-name.onnx", "link.onnx", "target.onnx", "folder"]))
 
     def test_never_overwrites_its_input(self):
