@@ -267,6 +267,9 @@ test('the report exports as JSON and as a readable summary', async ({ page }) =>
   expect(x.check.verdict).toBe('checked');
   expect(x.check.guessedDimensions).toEqual([]);
   expect(x.check.outputs.map((o) => o.name)).toEqual(['output', 'stateN']);
+  // The sample's check feeds stateN back as the state: its values are compared, not counted as decisions.
+  expect(x.check.outputs[0].agreement).toBeGreaterThan(0.99);
+  expect(x.check.outputs[1].agreement).toBeUndefined();
   expect(x.check.inputs[0]).toEqual({ name: 'input', dtype: 'float32', shape: [1, 512], file: 'speech.f32' });
   const summary = await downloaded(page, '#export-summary');
   expect(summary.name).toBe('silero_vad_v5.shrink-report.md');

@@ -115,7 +115,8 @@ function alikeDoubts(outputs) {
 // samples calibrated on (the first half, when there are two or more) and on the ones held back;
 // `doubts`: calibrationDoubts() of the calibration samples, and whether every sample is alike.
 // `ort`: onnxruntime (node or web); `inputs`: as verify.js's sampleFeeds takes them.
-export async function makeEvaluator(ort, original, inputs, { feedBack = {}, decision = {} } = {}) {
+export async function makeEvaluator(ort, original, inputs, { feedBack = {}, decision: given = {} } = {}) {
+  const decision = { ...given, stateOutputs: Object.values(feedBack) };  // a fed-back state decides nothing
   const feeds = [...sampleFeeds(ort.Tensor, inputs)];
   const count = feeds.length;
   const calibrate = count >= 2 ? Math.ceil(count / 2) : count;

@@ -206,10 +206,11 @@ export function carryOver(feeds, previous, feedBack) {
 
 // Runs two models on the same inputs, sample by sample, and compares their outputs: `runA(feeds)`
 // and `runB(feeds)` run the original and the other model, each given its own outputs of the
-// sample before as `feedBack` says (see carryOver); `threshold` as in OutputComparison;
+// sample before as `feedBack` says (see carryOver; the outputs fed back are state, not decisions);
+// `threshold` as in OutputComparison;
 // `onSample(done)` after each sample. Resolves with OutputComparison's results.
 export async function compareModels(Tensor, inputs, runA, runB, { feedBack = {}, threshold, onSample } = {}) {
-  const comparison = new OutputComparison({ threshold });
+  const comparison = new OutputComparison({ threshold, stateOutputs: Object.values(feedBack) });
   let a = null, b = null, done = 0;
   for (const feeds of sampleFeeds(Tensor, inputs)) {
     a = await runA(carryOver(feeds, a, feedBack));
@@ -250,14 +251,18 @@ const oneSide = (s, t) => (!s.count || (s.min <= t && s.max > t) ? null : { abov
 // both (a classifier's or a CTC recognizer's decisions), as `agreement`.
 // With either, `oneDecision`: null when the original decides more than one way, else its one
 // decision ({ above: true|false } for a threshold, { index } for argmax).
+// `stateOutputs`: names of outputs that are not decisions (a streaming model's state, fed back as
+// an input of the next sample): compared as values, without `agreement` or `oneDecision`.
 export class OutputComparison {
   #sums = new Map();
   #threshold;
   #argmax;
+  #state;
 
-  constructor({ threshold, argmax = false } = {}) {
+  constructor({ threshold, argmax = false, stateOutputs = [] } = {}) {
     this.#threshold = threshold;
     this.#argmax = argmax;
+    this.#state = new Set(stateOutputs);
   }
 
   add(a, b) {
@@ -303,7 +308,7 @@ export class OutputComparison {
       cosine: s.nx && s.ny ? s.dot / (Math.sqrt(s.nx) * Math.sqrt(s.ny)) : s.nx === s.ny ? 1 : 0,  // no product of two large sums
       relL2: s.nx ? Math.sqrt(s.sumSq / s.nx) : s.sumSq ? Infinity : 0,
       constant: s.count > 1 && s.min === s.max, identical: s.maxAbs === 0,
-      ...(this.#argmax ? { agreement: s.rows ? s.agree / s.rows : 1, oneDecision: s.rows && s.index !== null ? { index: s.index } : null }
+      ...(this.#state.has(name) ? {} : this.#argmax ? { agreement: s.rows ? s.agree / s.rows : 1, oneDecision: s.rows && s.index !== null ? { index: s.index } : null }
         : this.#threshold !== undefined ? { agreement: s.count ? s.agree / s.count : 1, oneDecision: oneSide(s, this.#threshold) } : {}),
     }));
   }

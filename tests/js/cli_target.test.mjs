@@ -214,6 +214,12 @@ test('silero VAD, a streaming model: its state fed back, fixed inputs by --value
   assert.equal(t.objective, 'gzip');
   assert.deepEqual(t.samples, { calibration: 16, heldOut: 16 });
   assert.ok(t.chosen.measured.agreement >= 0.99, JSON.stringify(t.chosen.measured));
+  // The decisions are the speech probability's: the state fed back (stateN) is compared as values only.
+  const perOutput = Object.fromEntries(t.chosen.measured.perOutput.map((o) => [o.name, o]));
+  assert.deepEqual(Object.keys(perOutput).sort(), ['output', 'stateN']);
+  assert.equal(perOutput.stateN.agreement, undefined);
+  assert.ok(perOutput.stateN.relL2 > 0);
+  assert.equal(t.chosen.measured.agreement, perOutput.output.agreement);
   const doubt = "output 'output' decides one way on the 16 calibration samples (every value at or below 0.5), so keeping its decisions there says little: give samples on which it decides both ways";
   assert.deepEqual(t.doubts, [doubt]);
   assert.ok(p.stderr.includes(`onnx-shrink: warning: ${silero}: --target agree=0.99: ${doubt}\n`), p.stderr);

@@ -62,3 +62,14 @@ test('oneSidedOutputs: with a threshold, an output whose original values are all
   rows.add({ y: { data: Float32Array.from([0, 2, 1, 1, 3, 0]), dims: [2, 3] } }, { y: { data: Float32Array.from([2, 0, 1, 1, 3, 0]), dims: [2, 3] } });
   assert.deepEqual(rows.results()[0].oneDecision, { index: 1 });
 });
+
+test("OutputComparison: a streaming model's state (stateOutputs) is compared as values, not counted as decisions", () => {
+  const t = (...values) => ({ type: 'float32', data: Float32Array.from(values) });
+  const c = new OutputComparison({ threshold: 0.5, stateOutputs: ['stateN'] });
+  c.add({ output: t(0.1, 0.9), stateN: t(0.4, 0.6) }, { output: t(0.2, 0.8), stateN: t(0.6, 0.4) });
+  const [output, state] = c.results();
+  assert.deepEqual([output.name, output.agreement, output.oneDecision], ['output', 1, null]);
+  assert.equal(state.name, 'stateN');
+  assert.equal('agreement' in state || 'oneDecision' in state, false);
+  assert.ok(Math.abs(state.maxAbs - 0.2) < 1e-6);
+});
