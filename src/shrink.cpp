@@ -113,6 +113,10 @@ void finish_report(Report& r, const ModelIndex& index, const Options& options, b
               ": model " + std::to_string(r.model_bytes_before + r.external_bytes_before) + " -> " +
               std::to_string(r.model_bytes_after + r.external_bytes_after) + " bytes.";
   if (r.small_tensors_fp16) r.summary += " Small tensors in float16: " + std::to_string(r.small_tensors_fp16) + ".";
+  if (options.external == ExternalData::External && r.external_bytes_after == 0) {
+    r.summary += " No tensor went to external data: the model's weights are Constant nodes' values, which stay in their nodes, "
+                 "or have fewer bytes than the external threshold.";
+  }
 }
 
 }  // namespace

@@ -185,11 +185,11 @@ export function parse(argv) {
               absTol: null, meanTol: null, threshold: undefined, dim: 1, dimGiven: false, shapes: {}, values: {}, inputFiles: {}, feedBack: {},
               target: null, decision: undefined, objective: undefined, quiet: false };
   const numeric = (flag, v) => {
-    if (!/^\d+$/.test(v ?? '')) throw new UsageError(`${flag} needs a whole number, not '${v}'`);
+    if (!/^\d+$/.test(v ?? '')) throw new UsageError(`${flag} needs a whole number of 0 or more, not '${v}'`);
     return Number(v);
   };
   const real = (flag, v) => {
-    if (!(Number(v) >= 0)) throw new UsageError(`${flag} needs a number, not '${v}'`);
+    if (!(Number(v) >= 0)) throw new UsageError(`${flag} needs a number of 0 or more, not '${v}'`);
     return Number(v);
   };
   const list = (v) => (v ?? '').split(',').filter(Boolean);

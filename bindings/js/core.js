@@ -67,7 +67,7 @@ export function normaliseOptions(options = {}) {
     if (expected !== actual) throw badOption(`option '${key}' should be ${expected === 'array' ? 'an' : 'a'} ${expected}, not ${actual}`);
     if (option.words && !words(option).includes(value)) throw badOption(`${key} must be ${quoted(words(option))}, not '${value}'`);
     if (expected === 'number' && !(Number.isInteger(value) && value >= 0)) {
-      throw badOption(`option '${key}' should be a whole number, not ${value}`);
+      throw badOption(`option '${key}' should be a whole number${value < 0 ? ' of 0 or more' : ''}, not ${value}`);
     }
     const most = option.uint32 ? 0xffffffff : Number.MAX_SAFE_INTEGER;
     if (expected === 'number' && value > most) throw badOption(`option '${key}' should be at most ${most}, not ${value}`);
@@ -78,6 +78,10 @@ export function normaliseOptions(options = {}) {
       throw badOption(`option '${key}' should map tensor names to bits ('auto' or a number)`);
     }
     out[key] = value;
+  }
+  if (out.externalData === 'external' && !out.externalLocation) {
+    throw badOption("externalData: 'external' needs externalLocation, the data file's name that the model will refer to " +
+                    "(e.g. 'model.onnx.data' beside 'model.onnx'; the CLI names it after its output)");
   }
   if (out.bits === 'auto') out.bits = 0;  // the engine takes 0 for auto
   // As the engine reads it: the bits (0 for auto) as one character's code, then the name.

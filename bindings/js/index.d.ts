@@ -38,7 +38,8 @@ export type Mode = 'int8' | 'palette';
 export type Scheme = 'auto' | 'channel' | 'tensor' | 'kmeans' | 'uniform';
 export type Form = 'fold' | 'dq';
 export type ExternalDataMode = 'auto' | 'inline' | 'external';
-export type Stage = 'reading' | 'encoding' | 'writing';
+/** The engine's stages ('encoding': inspect's); target mode's progress says what it measures in a sentence instead. */
+export type Stage = 'reading' | 'encoding' | 'writing' | (string & {});
 
 export interface ShrinkOptions {
   /** int8 (default): 8-bit codes expanded in the graph. palette: at most `levels` values per tensor. */
@@ -108,7 +109,11 @@ export interface ShrinkOptions {
   chunks?: 'copy' | 'view';
   /** Called as work proceeds; return false to stop (the promise rejects with CANCELLED). */
   onProgress?: (fraction: number, stage: Stage) => boolean | void;
-  /** Stops the work when aborted (checked between steps). */
+  /**
+   * Stops the work when aborted (checked between steps; rejects with CANCELLED). The engine works in
+   * one synchronous call on the calling thread: a timer or event on that thread cannot abort it until
+   * the call ends. Abort from onProgress, or run the call in a Worker. Target mode yields between steps.
+   */
   signal?: AbortSignal;
   /** Receives the report, also of expand() (which resolves to the model alone). */
   onReport?: (report: Report) => void;

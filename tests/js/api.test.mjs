@@ -124,6 +124,12 @@ test('errors carry a code and a message that says what is wrong', async () => {
   await expectError(shrink(silero.subarray(0, silero.byteLength / 2)), 'TRUNCATED', /ends/);
   await expectError(shrink(silero, { levels: 'many' }), 'BAD_OPTION', /levels/);
   await expectError(shrink(silero, { bogus: 1 }), 'BAD_OPTION', /unknown option 'bogus'/);
+  await expectError(shrink(silero, { externalData: 'external' }), 'BAD_OPTION', /externalData: 'external' needs externalLocation, the data file's name/);
+  // Weights that are Constant nodes' values stay in their nodes: said, not silently inline.
+  const constants = await shrink(silero, { externalData: 'external', externalLocation: 'v.onnx.data' });
+  assert.equal(constants.externalData, undefined);
+  assert.match(constants.report.summary, /No tensor went to external data: the model's weights are Constant nodes' values/);
+  await expectError(shrink(silero, { minElements: -1 }), 'BAD_OPTION', /option 'minElements' should be a whole number of 0 or more, not -1/);
   await expectError(shrink(silero, { mode: 'palette', levels: 1 }), 'BAD_OPTION', /between 2 and 65536/);
   await expectError(shrink(silero, { mode: 'palette', levels: 2 ** 32 + 256 }), 'BAD_OPTION', /levels' should be at most 4294967295/);
   await expectError(shrink(silero, { bits: 11 }), 'BAD_OPTION', /bits must be auto, 2, 3, 4, 5, 6, 7, 8, 9, 10, 12 or 16 \(got 11\)/);
