@@ -334,6 +334,15 @@ async function main() {
   }
   if (a.json) console.log(JSON.stringify(reports.length === 1 ? reports[0] : reports, null, 2));
   printTable(rows, a);
+  // A result whose outputs moved beyond tolerance is written (to be looked at), and said so even
+  // with --quiet: exit 3 alone would leave a file that looks like any other.
+  for (const r of rows) {
+    const beyond = r.verify?.filter((o) => !o.ok).map((o) => `'${o.name}'`) ?? [];
+    if (!beyond.length) continue;
+    const where = r.output === '-' ? 'standard output' : r.output;
+    process.stderr.write(`onnx-shrink: ${where}: written, but ${beyond.length === 1 ? 'output' : 'outputs'} ${beyond.join(', ')} ` +
+                         'failed the check (exit 3): look at it before you use it\n');
+  }
   if (internal) return 1;  // a bug of ours, not bad input
   if (failed) return 2;
   if (rows.some((r) => r.gateFailed || r.verify?.some((o) => !o.ok) || (r.target && !r.target.met))) return 3;

@@ -316,6 +316,12 @@ test('--verify compares in onnxruntime-node and exits 3 beyond tolerance', () =>
   const strict = run(...args, '--abs-tol', '1e-9');
   assert.equal(strict.status, 3);
   assert.match(strict.stdout, /BEYOND TOLERANCE/);
+  // The file is written, and that is said, also with --quiet.
+  const quiet = run(...args, '--abs-tol', '1e-9', '-q');
+  assert.equal(quiet.status, 3);
+  assert.equal(quiet.stdout, '');
+  assert.match(quiet.stderr, /silero\.shrunk\.onnx: written, but outputs 'output', 'stateN' failed the check \(exit 3\): look at it before you use it\n$/);
+  assert.ok(existsSync(path.join(dir, 'silero.shrunk.onnx')));
   const unrunnable = run(input, '--verify');
   assert.equal(unrunnable.status, 2);
   assert.match(unrunnable.stderr, /does not run on random inputs.*--dim/);
