@@ -63,7 +63,7 @@ void validate(const Options& o) {
   // (Each tensor's bits are checked with the model: selection.cpp. Above 8 in the DequantizeLinear
   // form, a tensor keeps 8, as the report says.)
   if (!o.tensor_bits.empty() && (o.mode == Mode::Palette || o.scheme == Scheme::Tensor)) {
-    bad("tensor bits apply to int8 mode, not to scheme 'tensor'");
+    bad(o.mode == Mode::Palette ? "tensor bits apply to int8 mode; palette mode takes levels" : "tensor bits apply to int8 mode, not to scheme 'tensor'");
   }
   if (o.bits > 8 && o.form == Form::Dq) bad("bits above 8 need the fold form: DequantizeLinear takes 8-bit codes");
   if (o.bits && o.bits != 8 && o.scheme == Scheme::Tensor) bad("scheme 'tensor' is the original tool's 8-bit formula: it takes no other bits");

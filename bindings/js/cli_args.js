@@ -202,9 +202,9 @@ export function parse(argv) {
   const optionValue = (o, v) => {
     if (o.key === 'tensorBits') {  // NAME=BITS,... (a name may hold '=': the last one splits)
       return Object.fromEntries(list(v).map((item) => {
-        const m = /^(.+)=(\d+)$/.exec(item);
-        if (!m) throw new UsageError(`${o.flag} takes NAME=BITS pairs, e.g. conv1.weight=4,fc.weight=6, not '${item}'`);
-        return [m[1], Number(m[2])];
+        const m = /^(.+)=(\d+|auto)$/.exec(item);
+        if (!m) throw new UsageError(`${o.flag} takes NAME=BITS pairs (BITS as --bits takes them), e.g. conv1.weight=4,fc.weight=6, not '${item}'`);
+        return [m[1], m[2] === 'auto' ? 'auto' : Number(m[2])];
       }));
     }
     if (!o.words) return Array.isArray(o.default) ? list(v) : numeric(o.flag, v);
@@ -234,7 +234,11 @@ export function parse(argv) {
         a.threshold = Number(v);
         break;
       }
-      case '--dim': a.dim = numeric(arg, value()), a.dimGiven = true; break;
+      case '--dim':
+        a.dim = numeric(arg, value()), a.dimGiven = true;
+        // (--shape may give a 0, as a first step's empty past of a model with a cache takes.)
+        if (a.dim === 0) throw new UsageError('--dim sets every open dimension: give 1 or more (a 0 goes in --shape, for one input)');
+        break;
       case '--shape': {
         const m = /^([^=]+)=(\d+(?:x\d+)*)?$/.exec(value());
         if (!m) throw new UsageError(`--shape takes NAME=AxBxC, e.g. input=1x512`);

@@ -74,8 +74,13 @@ export function normaliseOptions(options = {}) {
     if (expected === 'array' && !value.every((v) => typeof v === 'string')) {
       throw badOption(`option '${key}' should list names (strings)`);
     }
-    if (expected === 'object' && !Object.values(value).every((v) => v === 'auto' || (Number.isInteger(v) && v >= 0 && v < 256))) {
-      throw badOption(`option '${key}' should map tensor names to bits ('auto' or a number)`);
+    if (expected === 'object') {  // tensorBits: what `bits` takes, per tensor
+      const bits = OPTION.bits;
+      for (const [name, v] of Object.entries(value)) {
+        if (!bits.words.includes(v) && !bits.numbers.includes(v)) {
+          throw badOption(`tensorBits for '${name}': bits must be ${quoted([...bits.words, ...bits.numbers.map(String)])}, not ${JSON.stringify(v)}`);
+        }
+      }
     }
     out[key] = value;
   }

@@ -124,8 +124,13 @@ export async function shrinkToTarget(input, options = {}) {
  * instead of the file's bytes, or as external data.
  */
 export function fileSource(path) {
-  const fd = openSync(path, 'r');
-  const size = fstatSync(fd).size;
+  let fd;
+  try {
+    fd = openSync(path, 'r');
+  } catch (e) {
+    throw new OnnxShrinkError(`cannot read '${path}': ${e.message}`, 'IO');
+  }
+  const { size } = fstatSync(fd);
   return {
     size,
     read(offset, length) {

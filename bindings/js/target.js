@@ -61,11 +61,15 @@ export function parseTarget(text) {
   if (!m) throw new Error(`a target is ${oneOf(Object.values(TARGET_FORMS))}, not '${text}'`);
   const [, kind, value] = m;
   if (kind === 'size') {
-    const s = /^(\d+(?:\.\d+)?)\s*(B|kB|KB|MB|GB)?$/.exec(value);
-    if (!s) throw new Error(`size=${value}: give bytes (e.g. 1200000, 1.2MB) or a fraction of the original (e.g. 0.25)`);
-    const n = Number(s[1]);
-    if (!s[2] && n < 1) return { kind, fraction: n };
-    return { kind, bytes: Math.round(n * { B: 1, kB: 1e3, KB: 1e3, MB: 1e6, GB: 1e9 }[s[2] ?? 'B']) };
+    const s = /^(\d+(?:\.\d+)?)\s*(B|kB|KB|MB|GB)?$/i.exec(value);
+    const unit = s?.[2] ? { b: 'B', kb: 'kB', mb: 'MB', gb: 'GB' }[s[2].toLowerCase()] : undefined;
+    const n = s ? Number(s[1]) : NaN;
+    // Without a unit: a fraction below 1, or a whole number of bytes (1.5 is neither).
+    if (!s || (!unit && n >= 1 && !Number.isInteger(n))) {
+      throw new Error(`size=${value}: give bytes (e.g. 1200000, 1.2MB) or a fraction of the original below 1 (e.g. 0.25)`);
+    }
+    if (!unit && n < 1) return { kind, fraction: n };
+    return { kind, bytes: Math.round(n * { B: 1, kB: 1e3, MB: 1e6, GB: 1e9 }[unit ?? 'B']) };
   }
   const n = Number(value);
   if (!(n >= 0) || (kind === 'agree' && n > 1)) throw new Error(`${kind}=${value}: give a number${kind === 'agree' ? ' from 0 to 1' : ' of 0 or more'}`);

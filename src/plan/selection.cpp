@@ -53,7 +53,10 @@ class Selector {
     for (const auto& [name, bits] : options_.tensor_bits) {
       size_t k = 0;
       while (k < index_.tensors.size() && !(index_.tensors[k].name == name && onnx::is_float_weight_type(index_.tensors[k].data_type))) ++k;
-      if (k == index_.tensors.size() || (bits && !format_with_bits(bits))) throw Error(ErrorCode::BadOption, "tensor bits: not for '" + name + "'");
+      // (The JS side names the bits it takes: core.js.)
+      if (k == index_.tensors.size() || (bits && !format_with_bits(bits))) {
+        throw Error(ErrorCode::BadOption, (k == index_.tensors.size() ? "tensor bits: the model has no float tensor named '" : "tensor bits: no such bits for '") + name + "'");
+      }
     }
     uint64_t scanned = 0;
     for (int32_t k : candidates) {

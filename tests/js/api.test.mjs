@@ -87,6 +87,8 @@ test('shrink, inspect and expand', async () => {
   const file = fileSource(path.join(fixtures, 'silero_vad_v5.onnx'));
   assert.ok(Buffer.from((await shrink(file)).model).equals(Buffer.from(model)));
   file.close();
+  assert.throws(() => fileSource('/nonexistent/m.onnx'),
+                (e) => e instanceof OnnxShrinkError && e.code === 'IO' && /^cannot read '\/nonexistent\/m\.onnx': ENOENT/.test(e.message));
   // onModelData: the same bytes in pieces, in order, and no array in the result.
   const pieces = [];
   const streamed = await shrink(silero, { onModelData: (c) => pieces.push(c) });
@@ -133,8 +135,11 @@ test('errors carry a code and a message that says what is wrong', async () => {
   await expectError(shrink(silero, { mode: 'palette', levels: 1 }), 'BAD_OPTION', /between 2 and 65536/);
   await expectError(shrink(silero, { mode: 'palette', levels: 2 ** 32 + 256 }), 'BAD_OPTION', /levels' should be at most 4294967295/);
   await expectError(shrink(silero, { bits: 11 }), 'BAD_OPTION', /bits must be auto, 2, 3, 4, 5, 6, 7, 8, 9, 10, 12 or 16 \(got 11\)/);
-  await expectError(shrink(silero, { tensorBits: { nothing: 4 } }), 'BAD_OPTION', /tensor bits: not for 'nothing'/);
-  await expectError(shrink(silero, { tensorBits: { nothing: 'four' } }), 'BAD_OPTION', /should map tensor names to bits/);
+  await expectError(shrink(silero, { tensorBits: { nothing: 4 } }), 'BAD_OPTION', /tensor bits: the model has no float tensor named 'nothing'/);
+  await expectError(shrink(silero, { tensorBits: { 'If_0_then_branch__Inline_0__decoder.rnn.weight_hh': 11 } }), 'BAD_OPTION',
+                    /tensorBits for 'If_0_then_branch__Inline_0__decoder\.rnn\.weight_hh': bits must be 'auto', '2', '3', '4', '5', '6', '7', '8', '9', '10', '12' or '16', not 11/);
+  await expectError(shrink(silero, { mode: 'palette', tensorBits: { nothing: 4 } }), 'BAD_OPTION', /tensor bits apply to int8 mode; palette mode takes levels/);
+  await expectError(shrink(silero, { tensorBits: { nothing: 'four' } }), 'BAD_OPTION', /tensorBits for 'nothing': bits must be 'auto', '2', .* or '16', not "four"/);
   await expectError(shrink(silero, { bits: 'many' }), 'BAD_OPTION', /option 'bits' should be 'auto' or a number/);
   await expectError(shrink(silero, { bits: 10, form: 'dq' }), 'BAD_OPTION', /bits above 8 need the fold form/);
   await expectError(shrink(silero, { bits: 9, scheme: 'tensor' }), 'BAD_OPTION', /original tool's 8-bit formula/);

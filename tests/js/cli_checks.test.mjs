@@ -157,8 +157,10 @@ test('a bad option: the error and one line pointing at --help, with the nearest 
     [['--jsn'], 'unknown option --jsn; did you mean --json?'],
     [['--frobnicate'], 'unknown option --frobnicate'],
     [['--bits', '11'], "--bits takes auto, 2, 3, 4, 5, 6, 7, 8, 9, 10, 12 or 16, not '11'"],
-    [['--tensor-bits', 'conv1'], "--tensor-bits takes NAME=BITS pairs, e.g. conv1.weight=4,fc.weight=6, not 'conv1'"],
+    [['--tensor-bits', 'conv1'], "--tensor-bits takes NAME=BITS pairs (BITS as --bits takes them), e.g. conv1.weight=4,fc.weight=6, not 'conv1'"],
     [['--mode', 'palete'], "--mode takes int8 or palette, not 'palete'; did you mean palette?"],
+    [['--dim', '0'], '--dim sets every open dimension: give 1 or more (a 0 goes in --shape, for one input)'],
+    [['--min-elements', '-1'], "--min-elements needs a whole number of 0 or more, not '-1'"],
     [['--scheme', 'auto,chanel'], "--scheme takes auto, channel, tensor, kmeans or uniform, not 'chanel'; did you mean channel?"],
   ]) {
     const p = run('m.onnx', ...args);

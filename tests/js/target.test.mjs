@@ -30,6 +30,9 @@ test('targets and decisions are parsed, and bad ones named', () => {
   assert.deepEqual(parseTarget('agree=0.999'), { kind: 'agree', value: 0.999 });
   assert.deepEqual(parseTarget('size=1.2MB'), { kind: 'size', bytes: 1200000 });
   assert.deepEqual(parseTarget('size=0.25'), { kind: 'size', fraction: 0.25 });
+  assert.deepEqual(parseTarget('size=1.5mb'), { kind: 'size', bytes: 1500000 });
+  assert.deepEqual(parseTarget('size=900000'), { kind: 'size', bytes: 900000 });
+  assert.throws(() => parseTarget('size=1.5'), /size=1\.5: give bytes \(e\.g\. 1200000, 1\.2MB\) or a fraction of the original below 1/);
   assert.throws(() => parseTarget('agree=2'), /from 0 to 1/);
   assert.throws(() => parseTarget('accuracy=1'), /a target is relL2=N/);
   assert.deepEqual(parseDecision('threshold:0.3'), { threshold: 0.3 });
