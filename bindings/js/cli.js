@@ -45,7 +45,8 @@ async function processOne(model, a, many, rows, reports, readFiles) {
   try {
     if (a.target) return await targetOne(source, model, output, a, rows, reports, inputFiles);
     if (a.inspect) {
-      const report = await inspect(source, { ...a.options, external, onProgress });
+      // (The data file a shrink would write, named as shrinkTo names it.)
+      const report = await inspect(source, { ...a.options, externalLocation: path.basename(dataFileOf(output)), external, onProgress });
       reports.push({ input, report });
       rows.push({ input, report });
       return;

@@ -296,6 +296,9 @@ test('--json, --report, --inspect and --expand', () => {
   assert.equal(inspect.status, 0, inspect.stderr);
   assert.match(inspect.stdout, /stft\.forward_basis_buffer\s+float32\s+\[258, 1, 256\]/);
   assert.ok(!existsSync(path.join(dir, 'nothing.onnx')));
+  const inspectSplit = run(input, '--inspect', '--external-data', 'external', '--json');  // names the data file a shrink would write
+  assert.equal(inspectSplit.status, 0, inspectSplit.stderr);
+  assert.match(JSON.parse(inspectSplit.stdout).report.summary, /No tensor went to external data/);
   const shrunk = path.join(dir, 'silero.shrunk.onnx');
   assert.equal(run(input, '-q').status, 0);
   const expanded = run(shrunk, '--expand');
