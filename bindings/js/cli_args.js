@@ -287,6 +287,14 @@ export function parse(argv) {
     throw new UsageError(`${verifyOnly.map(([flag]) => flag).join(', ')} ${verifyOnly.length === 1 ? 'needs' : 'need'} --verify${samplesOnly ? ' or --target' : ''}`);
   }
   checkTargetFlags(a);
+  if (a.expand) {
+    // --expand turns shrunk weights back into floats: shrinking's options and checks do nothing there.
+    const refused = [['--verify', a.verify], ['--inspect', a.inspect], ['--dim', a.dimGiven],
+                     ...Object.keys(a.options).filter((k) => !k.startsWith('external')).map((k) => [OPTION[k].flag, true]),
+                     ['--scheme', a.schemes.length > 0]].filter(([, on]) => on).map(([flag]) => flag);
+    if (refused.length) throw new UsageError(`--expand turns a shrunk model's weights back into floats: it takes no ${oneOf(refused)}`);
+  }
+  if (a.dimGiven && !a.verify && !a.target) throw new UsageError('--dim needs --verify or --target');
   if (a.output === '-' && a.json) throw new UsageError('-o - and --json would both write to standard output');
   if (a.output === '-' && a.report === '-') throw new UsageError('-o - and --report - would both write to standard output');
   if (a.json && a.report === '-') throw new UsageError('--json and --report - would both write to standard output');

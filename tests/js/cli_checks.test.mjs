@@ -160,6 +160,8 @@ test('a bad option: the error and one line pointing at --help, with the nearest 
     [['--tensor-bits', 'conv1'], "--tensor-bits takes NAME=BITS pairs (BITS as --bits takes them), e.g. conv1.weight=4,fc.weight=6, not 'conv1'"],
     [['--mode', 'palete'], "--mode takes int8 or palette, not 'palete'; did you mean palette?"],
     [['--dim', '0'], '--dim sets every open dimension: give 1 or more (a 0 goes in --shape, for one input)'],
+    [['--dim', '3'], '--dim needs --verify or --target'],
+    [['--expand', '--mode', 'palette', '--verify'], '--expand turns a shrunk model\'s weights back into floats: it takes no --verify or --mode'],
     [['--min-elements', '-1'], "--min-elements needs a whole number of 0 or more, not '-1'"],
     [['--scheme', 'auto,chanel'], "--scheme takes auto, channel, tensor, kmeans or uniform, not 'chanel'; did you mean channel?"],
   ]) {

@@ -55,7 +55,7 @@ test('bad --target, --decision and --objective: one line naming the flag and wha
     [['--target', 'accuracy=0.9'], `--target takes ${kinds}, not 'accuracy=0.9'\n`],
     [['--target', 'agre=0.999'], `--target takes ${kinds}, not 'agre=0.999'; did you mean agree=0.999?\n`],
     [['--target', 'agree=2'], '--target agree=2: give a number from 0 to 1\n'],
-    [['--target', 'size=big'], '--target size=big: give bytes (e.g. 1200000, 1.2MB) or a fraction of the original (e.g. 0.25)\n'],
+    [['--target', 'size=big'], '--target size=big: give bytes (e.g. 1200000, 1.2MB) or a fraction of the original below 1 (e.g. 0.25)\n'],
     [['--target', 'agree=0.999', '--decision', 'argmx'], "--decision takes argmax or threshold:N (e.g. threshold:0.3), not 'argmx'; did you mean argmax?\n"],
     [['--target', 'size=1MB', '--objective', 'brotl'], "--objective takes brotli, gzip or raw, not 'brotl'; did you mean brotli?\n"],
     [['--target', 'agree=0.999', '--input', 'x=f.bin'], '--target agree=0.999 counts decisions kept: add --decision argmax'],
