@@ -22,8 +22,12 @@ export { OnnxShrinkError };
  * Shrinks a model; with `target`, the smallest file that meets it (see shrinkToTarget).
  */
 export async function shrink(input, options = {}) {
-  return options?.target !== undefined ? shrinkToTarget(input, options) : api.shrink(input, options);
+  if (options?.target !== undefined) return shrinkToTarget(input, options);
+  const given = TARGET_ONLY.filter((key) => options?.[key] !== undefined);
+  if (given.length) throw new OnnxShrinkError(`${given.join(', ')}: ${given.length === 1 ? 'an option' : 'options'} of target mode: give target too`, 'BAD_OPTION');
+  return api.shrink(input, options);
 }
+const TARGET_ONLY = ['objective', 'samples', 'shapes', 'decision', 'feedBack'];
 
 // The size of `bytes` by the objective: brotli at quality 11 (as a host serves it precompressed),
 // gzip -9, or raw.
@@ -74,6 +78,12 @@ export async function shrinkToTarget(input, options = {}) {
       throw bad(`target mode measures on samples with onnxruntime-node, which does not load here: ${e?.message ?? e}`);
     }
     const report = await api.inspect(input, rest);
+    for (const [what, given] of [['samples', samples], ['shapes', shapes]]) {
+      const unknown = Object.keys(given).filter((name) => !report.model.inputs.some((i) => i.name === name));
+      if (unknown.length) {
+        throw bad(`${what}: the model has no input ${unknown.map((n) => `'${n}'`).join(', ')} (its inputs: ${report.model.inputs.map((i) => i.name).join(', ')})`);
+      }
+    }
     const inputs = report.model.inputs.map((i) => {
       const declared = declaredShape(i.shape);
       if (!shapes[i.name] && declared.guessed) throw bad(`input '${i.name}' has open dimensions: give its shape in shapes (e.g. { '${i.name}': [1, 3, 640, 640] })`);

@@ -40,6 +40,15 @@ test('targets and decisions are parsed, and bad ones named', () => {
   assert.throws(() => parseDecision('max'), /argmax or threshold:N/);
 });
 
+test("target mode's options without a target, and samples or shapes for inputs the model lacks, are named", async () => {
+  const silero = new Uint8Array(readFileSync(path.join(root, 'tests', 'fixtures', 'silero_vad_v5.onnx')));
+  await assert.rejects(shrink(silero, { objective: 'gzip', decision: 'argmax' }),
+                       { code: 'BAD_OPTION', message: 'objective, decision: options of target mode: give target too' });
+  const samples = { input: new Uint8Array(2048), sr: 16000, state: 0, nosuch: 0 };
+  await assert.rejects(shrink(silero, { target: 'relL2=0.01', samples, shapes: { input: [1, 512], state: [2, 1, 128] } }),
+                       { code: 'BAD_OPTION', message: "samples: the model has no input 'nosuch' (its inputs: input, state, sr)" });
+});
+
 test('agree=0.999 on PP-OCR det: the decisions kept on the calibration half and on the half held back, fewer brotli bytes than the default', async () => {
   const progress = [];
   const r = await shrink(det, { target: 'agree=0.999', decision: 'threshold:0.3', samples: { x: pageQuadrants() },
