@@ -3,7 +3,7 @@
 // samples and on those held out, or the error predicted without samples), the chosen one marked,
 // and whether the target was met and whether the numbers are measurements or estimates.
 
-import { calibrationAim, meets } from './target.js';
+import { calibrationAim, meets, oneOf } from './target.js';
 
 const OBJECTIVE_NAMES = { brotli: 'brotli -q 9', gzip: 'gzip -9', raw: 'raw' };
 
@@ -97,7 +97,9 @@ export function evidenceLines(target, { text, decision, name, formatBytes }) {
   const rounded = roundingText(target.rounding ?? target.searches?.['channel+gptq']?.rounding ?? target.searches?.channel?.rounding, error);
   if (rounded) lines.push(rounded);
   if (schemes) {
-    lines.push(`Searched with the default's codes and with plain per-channel codes; the ${target.met ? 'chosen' : 'closest'} file has ${codesPhrase(chosen)}.`);
+    const kinds = [...new Set(points.map((p) => order(p)))].sort();
+    const searched = kinds.map((k) => ["the default's codes", 'per-channel codes rounded with the inputs in view (GPTQ)', 'plain per-channel codes'][k]);
+    lines.push(`Searched with ${oneOf(searched).replace(/ or ([^,]*)$/, ' and $1')}; the ${target.met ? 'chosen' : 'closest'} file has ${codesPhrase(chosen)}.`);
   }
   const kind = estimated ? 'These are estimates (no samples): give --input to measure.' : 'These are measurements.';
   if (!target.met) {

@@ -129,7 +129,7 @@ test('agree=0.999 on PP-OCR det: progress, the evidence table, the file of the c
   assert.deepEqual(new Set(t.points.map((p) => p.scheme)), new Set(['auto', 'channel']));
   assert.ok(['auto', 'channel'].includes(t.scheme));
   for (const tensor of r.tensors.filter((x) => x.changed)) assert.equal(tensor.scheme === 'channel', t.scheme === 'channel', tensor.name);
-  assert.match(text, new RegExp(`\nSearched with the default's codes and with plain per-channel codes; the chosen file has ${t.scheme === 'auto' ? "the default's" : 'per-channel'} codes[^\n]*\.\n`));
+  assert.match(text, new RegExp(`\nSearched with the default's codes and plain per-channel codes; the chosen file has ${t.scheme === 'auto' ? "the default's" : 'per-channel'} codes[^\n]*\.\n`));
   // One calibration sample: per-channel codes rounded to the nearest code, and the table says why.
   assert.equal(t.searches.channel.rounding.kept, false);
   assert.match(text, /\nPer-channel codes were rounded to the nearest code: rounding with the inputs in view needs two or more calibration samples/);
