@@ -72,9 +72,10 @@ std::string usage() {
          flag("--report FILE.json", "write the report as JSON") +
          flag("--inspect", "print the report (JSON) without writing a model") +
          flag("--expand", "turn a shrunk model back into plain float weights") +
-         flag("--rounding-draw N", "int8: another equally good rounding (N > 0), for measuring how") +
+         flag("--rounding-draw N", "int8: another equally good rounding (N > 0; 0: the default's), for measuring how") +
          more + "much the output error depends on rounding alone\n" +
-         flag("--quiet", "no summary on stderr");
+         flag("--quiet", "no summary on stderr") +
+         flag("--version", "print the version");
 }
 
 [[noreturn]] void usage_error(const std::string& message) {
