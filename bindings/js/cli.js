@@ -110,7 +110,7 @@ async function processOne(model, a, many, rows, reports, readFiles) {
       if (check && kept.externalFile) checks = await check.compare([output]);
     } else {
       checks = await check.compare(runs.map((r) => r.model.temp));
-      const scores = checks.results.map((outputs) => worstOutput(outputs).relL2).map((e) => (Number.isNaN(e) ? Infinity : e));
+      const scores = checks.results.map((outputs) => worstOutput(outputs, Object.values(a.feedBack)).relL2).map((e) => (Number.isNaN(e) ? Infinity : e));
       kept = runs[scores.indexOf(Math.min(...scores))];
       for (const r of runs) if (r !== kept) r.discard();
       brotli = a.table ? brotliSize(kept) : null;

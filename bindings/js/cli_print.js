@@ -84,7 +84,7 @@ export function printTable(rows, a) {
     if (r.candidates) {
       say(`schemes for ${shown(r.output)} (onnxruntime-node, ${given}):`);
       for (const c of r.candidates) {
-        const worst = worstOutput(c.outputs);
+        const worst = worstOutput(c.outputs, Object.values(a.feedBack));
         say(`  ${c.scheme.padEnd(8)} ${formatBytes(c.bytes, 3).padStart(10)}  gzip ${formatBytes(c.gzipBytes, 3).padStart(10)}  worst rel. L2 ${worst.relL2.toExponential(3)} (${worst.name})` +
                     `${c.kept ? '  kept' : ''}`);
       }

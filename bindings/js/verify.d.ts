@@ -103,8 +103,8 @@ export function compareModels<T>(
 /** Fewer samples than this make a weak verdict between two good schemes (one input's verdict often differs on another). */
 export const FEW_SAMPLES: number;
 
-/** The output that moved most (highest relative L2 error; NaN counts as the most). */
-export function worstOutput(results: OutputError[]): OutputError;
+/** The output that moved most (highest relative L2 error; NaN counts as the most), leaving out `states` (outputs fed back) unless nothing else is left. */
+export function worstOutput(results: OutputError[], states?: readonly string[]): OutputError;
 
 /** How far one output moved, over every sample's values together. */
 export interface OutputError {
@@ -126,8 +126,11 @@ export interface OutputError {
 
 /** Accumulates how far a model's outputs moved from the original's, sample by sample. */
 export class OutputComparison {
-  /** `threshold`: also count the values on the same side of it in both models (decisions); `argmax`: the rows (last axis) whose largest value is at the same place. */
-  constructor(options?: { threshold?: number; argmax?: boolean });
+  /**
+   * `threshold`: also count the values on the same side of it in both models (decisions); `argmax`: the rows (last axis) whose largest value is at the same place.
+   * `stateOutputs`: outputs that are a streaming model's state (fed back), compared as values and not counted as decisions.
+   */
+  constructor(options?: { threshold?: number; argmax?: boolean; stateOutputs?: readonly string[] });
   /** `a`: the original's results for one sample; `b`: the other model's, by output name. */
   add(a: Record<string, { data: ArrayLike<number | bigint> }>, b: Record<string, { data: ArrayLike<number | bigint> }>): void;
   results(): OutputError[];

@@ -148,11 +148,13 @@ export function sampleCount(inputs) {
     if (!bytes) continue;
     const each = values * Typed.BYTES_PER_ELEMENT;
     const n = each ? bytes.byteLength / each : 0;
-    if (!Number.isInteger(n) || n < 1 || (guessed && n !== 1)) {
+    if (guessed && n !== 1) {
+      throw new Error(`input '${name}' leaves some of its dimensions open, guessed here as [${shape.join(', ')}] (${each} bytes of ${dtype} ` +
+                      `a sample); the data given has ${bytes.byteLength} bytes, which a guess cannot split into samples: set its shape`);
+    }
+    if (!Number.isInteger(n) || n < 1) {
       throw new Error(`input '${name}' of shape [${shape.join(', ')}] and type ${dtype} takes ${each} bytes per sample, ` +
-                      `the data given has ${bytes.byteLength}` +
-                      (guessed ? ' (the model leaves some of its dimensions open: set its shape)'
-                       : each && bytes.byteLength > each ? ', not a whole number of samples' : ''));
+                      `the data given has ${bytes.byteLength}` + (each && bytes.byteLength > each ? ', not a whole number of samples' : ''));
     }
     if (count !== null && n !== count) {
       throw new Error(`the data for '${first}' holds ${count} samples, the data for '${name}' ${n}: give every input as many`);
@@ -226,9 +228,12 @@ export async function compareModels(Tensor, inputs, runA, runB, { feedBack = {},
 // (BENCHMARKS.md, "One input's verdict on another"). The CLI and the page say so.
 export const FEW_SAMPLES = 16;
 
-// The output that moved most (highest relative L2 error; NaN counts as the most) of `results`.
-export function worstOutput(results) {
-  return results.reduce((w, o) => (o.relL2 > w.relL2 || (Number.isNaN(o.relL2) && !Number.isNaN(w.relL2)) ? o : w));
+// The output that moved most (highest relative L2 error; NaN counts as the most) of `results`,
+// leaving out `states` (outputs fed back as the next sample's inputs: the model's results are
+// judged, its state through them) unless nothing else is left.
+export function worstOutput(results, states = []) {
+  const judged = results.filter((o) => !states.includes(o.name));
+  return (judged.length ? judged : results).reduce((w, o) => (o.relL2 > w.relL2 || (Number.isNaN(o.relL2) && !Number.isNaN(w.relL2)) ? o : w));
 }
 
 // How to read one value of an output tensor as a number: float16 data without a Float16Array
