@@ -34,12 +34,21 @@ function options(mode = chosenMode()) {
     form: $('form').value,
     bits: $('bits').value === 'auto' ? 'auto' : Number($('bits').value),
     small: $('small').value,
-    minElements: Math.max(1, Number($('min-elements').value) || DEFAULTS.minElements),
+    minElements: minElements(),
     externalData: $('external-data').value,
     exclude: [...$('exclude').selectedOptions].map((x) => x.value),
   };
   for (const option of OPTIONS) if (option.mode && option.mode !== mode) delete o[option.key];
   return o;
+}
+
+// The smallest tensor to shrink, as the field gives it: at least 1 (0 shrinks what 1 does), the
+// default when empty; the field then shows the number used.
+function minElements() {
+  const field = $('min-elements'), n = Math.round(Number(field.value));
+  const used = field.value.trim() === '' || !Number.isFinite(n) ? DEFAULTS.minElements : Math.max(1, n);
+  if (field.value !== String(used)) field.value = String(used);
+  return used;
 }
 
 // The scheme list follows the mode; a scheme both modes have (auto) stays chosen.
@@ -231,7 +240,14 @@ function summaryText(report) {
   const n = report.totals.tensorsChanged, tensors = `${n} tensor${n === 1 ? '' : 's'}`;
   return report.mode === 'palette'
     ? `Rounded ${tensors} to a palette of values: the file keeps its size and compresses far better.`
-    : `Stored ${tensors} as 8-bit codes, turned back into floats when the model loads.`;
+    : `Stored ${tensors} as ${codesText(report.tensors.filter((t) => t.changed).map((t) => t.bits))}, turned back into floats when the model loads.`;
+}
+
+// "8-bit codes", "codes of 8 to 10 bits" (the bits each changed tensor got).
+function codesText(bits) {
+  const known = bits.filter((b) => Number.isInteger(b));
+  const [lo, hi] = [Math.min(...known), Math.max(...known)];
+  return !known.length || lo === hi ? `${known.length ? lo : 8}-bit codes` : `codes of ${lo} to ${hi} bits`;
 }
 
 // The sample model comes with its real input, set up for "Check accuracy": silero VAD streamed
@@ -306,7 +322,9 @@ function render() {
   $('save-note').textContent = r.externalData
     ? `${r.name}.shrunk.onnx (${formatBytes(r.model.size)}) and its weights, ${r.name}.shrunk.onnx.data ` +
       `(${formatBytes(r.externalData.size)}): save both, into one folder`
-    : `${r.name}.shrunk.onnx, ${formatBytes(r.model.size)}`;
+    : `${r.name}.shrunk.onnx, ${formatBytes(r.model.size)}` +
+      // A separate .data file asked for, and none made: the engine's report says why.
+      (r.options?.externalData === 'external' ? `: one file. ${/No tensor went to external data[^.]*\./.exec(r.report.summary)?.[0] ?? ''}` : '');
   $('save').textContent = r.externalData ? 'Save the model' : 'Save';
   $('save-data').hidden = !r.externalData;
   renderCost();
@@ -698,7 +716,9 @@ export function summaryMarkdown(x) {
 // beside the references.
 function targetMarkdown(t, lines, row, bytes) {
   const goal = t.target.kind === 'default' ? "the 8-bit default's estimated error"
-    : t.target.kind === 'size' ? `size ${t.target.bytes ?? `${t.target.fraction} of the original`}` : `${t.target.kind} ${t.target.value}`;
+    : t.target.kind === 'size' ? `at most ${t.target.bytes ? formatBytes(t.target.bytes) : `${t.target.fraction} of the original's size`}`
+    : t.target.kind === 'agree' ? `at least ${(100 * t.target.value).toPrecision(4)} % of decisions kept`
+    : `a ${t.target.kind === 'relL2' ? 'relative L2' : 'max abs'} error of at most ${t.target.value}`;
   const decision = t.decision?.argmax ? ', decisions by argmax' : t.decision?.threshold !== undefined ? `, decision threshold ${t.decision.threshold}` : '';
   lines.push('', '## Smallest file for a target', '',
              `Target: ${goal}${decision}; bytes on the wire: ${t.objective}${t.brotliQuality ? ` (quality ${t.brotliQuality})` : ''}; ` +

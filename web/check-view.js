@@ -265,9 +265,20 @@ const inputsText = (inputs, samples) => {
                       : `the same random inputs (${samplesText(samples)})`;
 };
 
+// (Focus follows: from the button pressed to Stop while it runs, and back after, so that a
+// keyboard user is not sent to the top of the page when the button is turned off.)
+let pressed = null;
 function setChecking(busy) {
+  const focused = document.activeElement;
   $('check-run').disabled = $('compare-run').disabled = busy;
   $('check-stop').hidden = !busy;
+  if (busy && (focused === $('check-run') || focused === $('compare-run'))) {
+    pressed = focused;
+    $('check-stop').focus();
+  } else if (!busy && pressed) {
+    if (focused === $('check-stop') || focused === document.body) pressed.focus();
+    pressed = null;
+  }
 }
 
 // The check buttons are off while a check runs; returns the inputs, or null (and says why).
@@ -314,9 +325,9 @@ async function checkAccuracy() {
       return;
     }
     const text = inputsText(inputs, data.samples);
-    $('check-status').textContent = `${capital(text)}; both models:`;
+    $('check-status').textContent = `${capital(text)}; both models ran in onnxruntime-web.`;
     const doubts = outputDoubts(data);
-    const worst = worstOutput(data.outputs);
+    const worst = worstOutput(data.outputs, inputs.map((i) => i.feedBack).filter(Boolean));
     const random = inputs.some((input) => !input.file && input.value === undefined);
     renderVerdict({ guessed, doubts,
                     okText: `The output that moved most, '${worst.name}', has a relative L2 error of ${worst.relL2.toExponential(2)}.` +
@@ -361,7 +372,8 @@ async function compareSchemes() {
         else if (d.type === 'progress') status(`Scheme ${scheme}: ${d.stage}… ${Math.round(100 * d.fraction)} %`);
       });
       const checked = await checkModel(files, made, inputs, (d) => status(`Scheme ${scheme}: sample ${d.done} of ${d.samples}…`));
-      const worst = worstOutput(checked.outputs);
+      // Schemes are ranked by the model's results: a state fed back to the next sample is not one.
+      const worst = worstOutput(checked.outputs, inputs.map((i) => i.feedBack).filter(Boolean));
       rows.push({ scheme, raw: sized.sizes.shrunk.raw, gzip: sized.sizes.shrunk.gzip, worst, samples: checked.samples,
                   doubts: outputDoubts(checked) });
     }
@@ -382,18 +394,30 @@ async function compareSchemes() {
   }
   const best = rows.reduce((b, r) => (r.worst.relL2 < b.worst.relL2 ? r : b));
   status(`Each scheme on ${inputsText(inputs, rows[0].samples)}` +
-         `${rows[0].samples < FEW_SAMPLES ? '; on this few samples, which scheme has the least error often differs on other inputs' : ''}:`);
+         `${rows[0].samples < FEW_SAMPLES ? '; on this few samples, which scheme has the least error often differs on other inputs' : ''}.`);
+  // Each row's button uses its scheme; the one in use says so.
+  const buttons = [];
+  const mark = (scheme) => {
+    for (const b of buttons) {
+      b.disabled = b.dataset.scheme === scheme;
+      b.textContent = b.disabled ? `${b.dataset.scheme}: in use` : `Use ${b.dataset.scheme}`;
+    }
+  };
   $('compare-table').querySelector('tbody').replaceChildren(...tableRows(rows.map((r) => {
     const use = document.createElement('button');
     use.type = 'button';
-    use.textContent = `Use ${r.scheme}`;
+    use.dataset.scheme = r.scheme;
+    buttons.push(use);
     use.addEventListener('click', () => {
       keepComparison = true;
+      mark(r.scheme);
       hooks.useScheme(r.scheme);
     });
     return [r.scheme + (r === best ? ' (least error)' : ''), formatBytes(r.raw), formatBytes(r.gzip),
-            `${r.worst.relL2.toExponential(3)} (${r.worst.name})`, use];
+            `${r.worst.relL2.toExponential(3)} (${r.worst.name}` +
+            `${r.worst.agreement === undefined ? '' : `; ${(100 * r.worst.agreement).toFixed(3)} % of decisions kept`})`, use];
   })));
+  mark(hooks.options().scheme);
   $('compare-table').hidden = false;
   const doubts = [...new Set(rows.flatMap((r) => r.doubts.map((d) => `${d} (scheme ${r.scheme})`)))];
   renderVerdict({ guessed, doubts, okText: 'Each scheme\'s worst output is in the table.' });

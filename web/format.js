@@ -7,7 +7,13 @@ export function formatBytes(n) {
   while (Math.abs(n) >= 1000 && i < units.length - 1) n /= 1000, i++;
   return `${n.toFixed(i === 0 ? 0 : n < 10 ? 2 : 1)} ${units[i]}`;
 }
-export const money = (x) => (Number.isFinite(x) ? x.toLocaleString('en-US', { style: 'currency', currency: 'USD', maximumFractionDigits: x < 10 ? 2 : 0 }) : '–');
+// Dollars: cents up to $1,000 (one column reads alike), whole dollars above; under a cent, said so.
+export const money = (x) => {
+  if (!Number.isFinite(x)) return '–';
+  if (x > 0 && x < 0.005) return '< $0.01';
+  const cents = Math.abs(x) < 1000 ? 2 : 0;
+  return x.toLocaleString('en-US', { style: 'currency', currency: 'USD', minimumFractionDigits: cents, maximumFractionDigits: cents });
+};
 
 // How much smaller a file is, in the CLI's words: "2.8× smaller" (before ÷ after; two decimals
 // under 2×, none from 10×), "1.05× larger", "same size"; with `saves`, also the share saved

@@ -62,17 +62,21 @@ function labelPlacer(area) {
     },
     // Beside a mark at (cx, cy).
     place(cx, cy, text) {
-      const w = text.length * 6 + 4, h = 13;
+      const w = text.length * 6.5 + 4, h = 13;
+      const beside = (dy) => [
+        { x: cx + 9, y: cy + 4 + dy, anchor: 'start', box: { x1: cx + 8, x2: cx + 9 + w, y1: cy - 8 + dy, y2: cy + 5 + dy } },
+        { x: cx - 9, y: cy + 4 + dy, anchor: 'end', box: { x1: cx - 9 - w, x2: cx - 8, y1: cy - 8 + dy, y2: cy + 5 + dy } },
+      ];
       return choose([
-        { x: cx + 9, y: cy + 4, anchor: 'start', box: { x1: cx + 8, x2: cx + 9 + w, y1: cy - 8, y2: cy + 5 } },
-        { x: cx - 9, y: cy + 4, anchor: 'end', box: { x1: cx - 9 - w, x2: cx - 8, y1: cy - 8, y2: cy + 5 } },
+        ...beside(0),
         { x: cx, y: cy - 11, anchor: 'middle', box: { x1: cx - w / 2, x2: cx + w / 2, y1: cy - 11 - h + 3, y2: cy - 8 } },
         { x: cx, y: cy + 21, anchor: 'middle', box: { x1: cx - w / 2, x2: cx + w / 2, y1: cy + 8, y2: cy + 8 + h } },
+        ...beside(-h - 2), ...beside(h + 2), ...beside(-2 * h - 4), ...beside(2 * h + 4),  // a row or two up or down
       ]);
     },
     // Along a horizontal line at cy: above or below it, at the right end or the left.
     placeBeside(cy, text) {
-      const w = text.length * 6 + 4;
+      const w = text.length * 6.5 + 4;
       return choose([[cy - 5, cy - 16, cy - 3], [cy + 14, cy + 3, cy + 16]].flatMap(([y, y1, y2]) => [
         { x: area.right - 4, y, anchor: 'end', box: { x1: area.right - 4 - w, x2: area.right - 3, y1, y2 } },
         { x: area.left + 4, y, anchor: 'start', box: { x1: area.left + 3, x2: area.left + 4 + w, y1, y2 } },
@@ -80,7 +84,7 @@ function labelPlacer(area) {
     },
     // Beside a vertical line at cx, in one of the rows from the top.
     placeOnLine(cx, text) {
-      const w = text.length * 6 + 4, rows = [0, 1, 2, 3, 4, 5].map((k) => area.top + 14 + 15 * k);
+      const w = text.length * 6.5 + 4, rows = [0, 1, 2, 3, 4, 5].map((k) => area.top + 14 + 15 * k);
       return choose(rows.flatMap((y) => [
         { x: cx + 4, y, anchor: 'start', box: { x1: cx + 3, x2: cx + 4 + w, y1: y - 10, y2: y + 3 } },
         { x: cx - 4, y, anchor: 'end', box: { x1: cx - 4 - w, x2: cx - 3, y1: y - 10, y2: y + 3 } },

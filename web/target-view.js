@@ -3,7 +3,7 @@
 // Cancel, and the evidence: the plot of every point tried beside the plain modes and the original
 // tool's method, a slider (or a click) to pick a point, its numbers, and Save for its file.
 import { parseTarget } from './vendor/onnx-shrink/bindings/js/target.js';
-import { codesPhrase, correctionText, roundingText } from './vendor/onnx-shrink/bindings/js/target_table.js';
+import { codesPhrase, correctionText, roundingText, searchedPhrase } from './vendor/onnx-shrink/bindings/js/target_table.js';
 import { errorMetric, formatError, targetPlot } from './target-plot.js';
 
 const $ = (id) => document.getElementById(id);
@@ -21,12 +21,16 @@ const capital = (text) => `${text[0].toUpperCase()}${text.slice(1)}`;
 const plural = (n, what) => `${n} ${what}${n === 1 ? '' : 's'}`;
 
 function setState(state, text) {
+  const focused = document.activeElement, wasBusy = $('target').dataset.state === 'running';
   $('target').dataset.state = state;
   const busy = state === 'running';
   $('target-progress').hidden = !busy;
   $('target-cancel').hidden = !busy;
   $('target-run').disabled = busy;
   $('target-status').textContent = text;
+  // Focus follows: to Cancel while the search runs, back to its button after (not to the page's top).
+  if (busy && focused === $('target-run')) $('target-cancel').focus();
+  else if (!busy && wasBusy && (focused === $('target-cancel') || focused === document.body)) $('target-run').focus();
 }
 
 function showError(message) {
@@ -178,6 +182,20 @@ function targetText(v) {
   return 'no more error than the 8-bit default, by estimate';
 }
 
+// What the chosen file did against the target, as measured on the calibration samples (the
+// target itself when it is a size, or without samples).
+function achievedText(v, c) {
+  const t = v.target, m = c.measured;
+  const on = `on the calibration ${v.calibrate === 1 ? 'sample' : 'samples'}`;
+  if (t.kind === 'agree' && m?.agreement != null) {
+    return `${(100 * m.agreement).toFixed(3)} % of decisions kept ${on} (the target: ${(100 * t.value).toPrecision(4)} % or more)`;
+  }
+  if ((t.kind === 'relL2' || t.kind === 'maxAbs') && m?.[t.kind] != null) {
+    return `a ${t.kind === 'relL2' ? 'relative L2' : 'max abs'} error of ${m[t.kind].toPrecision(3)} ${on} (the target: at most ${t.value})`;
+  }
+  return targetText(v);
+}
+
 function samplesText(v) {
   if (!v.samples) return 'No samples: the errors are the search\'s estimates (each tensor\'s rounding noise counted alike), not measurements.';
   if (v.samples === 1) return 'One sample: the search was calibrated and is reported on the same sample (give two or more to hold some back).';
@@ -193,7 +211,7 @@ function probeText(v) {
   }
   const each = v.probe === 'each' ? 'Which tensors matter was measured by rounding one tensor at a time.' : '';
   const c = v.points[v.chosen];
-  const twice = v.scheme ? `It searched with the default's codes and with plain per-channel codes; the chosen file has ${codesPhrase(c)}.` : '';
+  const twice = v.scheme ? `It searched with ${searchedPhrase(v.points)}; the chosen file has ${codesPhrase(c)}.` : '';
   return [each, correctionText(v.biasCorrection, (x) => x.toPrecision(3)), roundingText(v.rounding ?? v.searchRounding, (x) => x.toPrecision(3)), twice].filter(Boolean).join(' ');
 }
 
@@ -226,7 +244,7 @@ function show(data) {
   verdict.dataset.met = String(v.met);
   verdict.replaceChildren(
     Object.assign(document.createElement('strong'), {
-      textContent: v.met ? `Met: ${targetText(v)}, in ${page.formatBytes(c.bytes)} (${wire(v)}).`
+      textContent: v.met ? `Met: ${achievedText(v, c)}, in ${page.formatBytes(c.bytes)} (${wire(v)}).`
                          : `Not met: ${v.why ?? 'no point tried meets the target'}. The point chosen is the most accurate one tried.` }),
     ' ', samplesText(v), heldOutText(v), doubtsText(v));
   $('target-result').hidden = false;
@@ -306,7 +324,7 @@ function renderPicked() {
                                heldOutAgreement: String(p.heldOut?.agreement ?? '') });
   $('target-pick').setAttribute('aria-valuetext', `${page.formatBytes(p.bytes)}, ${v.metric.label} ${formatError(v.metric.of(p), v.metric.percent)}` +
                                                   `${i === v.chosen ? ', chosen' : ''}`);
-  $('target-save-note').textContent = `${v.name}.shrunk.onnx, ${page.formatBytes(p.raw)}`;
+  $('target-save-note').textContent = `${v.name}.target.onnx, ${page.formatBytes(p.raw)}`;
 }
 
 // Every point tried, by size, with the references under them.
@@ -339,7 +357,7 @@ function renderTable() {
 function save() {
   const v = view;
   if (!v) return;
-  page.download(v.points[v.picked].file, `${v.name}.shrunk.onnx`);
+  page.download(v.points[v.picked].file, `${v.name}.target.onnx`);
 }
 
 // The search as the exported report keeps it (no files).

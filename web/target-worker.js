@@ -68,8 +68,8 @@ self.onmessage = async (event) => {
     const tried = [];
     const size = async (bytes) => {
       const blob = new Blob([bytes], { type: 'application/octet-stream' });
-      tried.push(blob);
-      return sizeOf(blob, (f) => progress(fraction, stage, `point ${tried.length}: ${objective} ${Math.round(100 * f)} %`));
+      const n = tried.push(blob);  // (its own number: the next point may be sized beside it)
+      return sizeOf(blob, (f) => progress(fraction, stage, `point ${n}: ${objective} ${Math.round(100 * f)} %`));
     };
     const originalBytes = goal.kind === 'size' && goal.fraction !== undefined
       ? await sizeOf(model, (f) => progress(0, 'measuring the original', `${objective} ${Math.round(100 * f)} %`)) : undefined;
