@@ -42,7 +42,8 @@ export function printTable(rows, a) {
     for (const { input, report } of rows) {
       say(`${input === '-' ? 'standard input' : input}: ${report.summary}`);
       for (const t of report.tensors) {
-        const what = t.changed ? `${t.scheme}${t.axis !== undefined ? ` axis ${t.axis}` : ''} ${t.exact ? 'exact' : t.sqnrDb == null ? '' : `${t.sqnrDb.toFixed(1)} dB`}${t.reason ? ` (${t.reason})` : ''}` : `kept: ${t.reason}`;
+        const what = t.changed ? `${t.scheme}${t.axis !== undefined ? ` axis ${t.axis}` : ''}${t.bits ? ` ${t.bits} bits` : ''} ` +
+                                 `${t.exact ? 'exact' : t.sqnrDb == null ? '' : `${t.sqnrDb.toFixed(1)} dB`}${t.reason ? ` (${t.reason})` : ''}` : `kept: ${t.reason}`;
         say(`  ${t.name.padEnd(40)} ${t.dtype.padEnd(8)} [${t.shape.join(', ')}] ${formatBytes(t.bytesBefore)} -> ${formatBytes(t.bytesAfter)}  ${what}`);
       }
     }

@@ -34,6 +34,15 @@ function reached(goal, point, formatBytes, objective, aim) {
 // How the table names each search's codes (target.js: best()).
 export const codesName = (p) => (p.scheme === 'channel' ? (p.rounding === 'gptq' ? 'per channel, GPTQ' : 'per channel') : 'default');
 // The same in a sentence.
+// The kinds of codes the points were searched with, in the table's order: "the default's codes and
+// plain per-channel codes".
+export function searchedPhrase(points) {
+  const kind = (p) => (p.scheme === 'channel' ? (p.rounding === 'gptq' ? 1 : 2) : 0);
+  const kinds = [...new Set(points.map(kind))].sort();
+  const names = kinds.map((k) => ["the default's codes", 'per-channel codes rounded with the inputs in view (GPTQ)', 'plain per-channel codes'][k]);
+  return oneOf(names).replace(/ or ([^,]*)$/, ' and $1');
+}
+
 export const codesPhrase = (p) => (p.scheme === 'channel' ? `per-channel codes${p.rounding === 'gptq' ? ' rounded with the inputs in view (GPTQ)' : ''}` : 'the default\'s codes');
 
 /**
@@ -97,9 +106,7 @@ export function evidenceLines(target, { text, decision, name, formatBytes }) {
   const rounded = roundingText(target.rounding ?? target.searches?.['channel+gptq']?.rounding ?? target.searches?.channel?.rounding, error);
   if (rounded) lines.push(rounded);
   if (schemes) {
-    const kinds = [...new Set(points.map((p) => order(p)))].sort();
-    const searched = kinds.map((k) => ["the default's codes", 'per-channel codes rounded with the inputs in view (GPTQ)', 'plain per-channel codes'][k]);
-    lines.push(`Searched with ${oneOf(searched).replace(/ or ([^,]*)$/, ' and $1')}; the ${target.met ? 'chosen' : 'closest'} file has ${codesPhrase(chosen)}.`);
+    lines.push(`Searched with ${searchedPhrase(points)}; the ${target.met ? 'chosen' : 'closest'} file has ${codesPhrase(chosen)}.`);
   }
   const kind = estimated ? 'These are estimates (no samples): give --input to measure.' : 'These are measurements.';
   if (!target.met) {
