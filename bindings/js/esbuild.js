@@ -45,9 +45,15 @@ export default function onnxShrink(options = {}) {
         done.set(args.path, { version, contents, precompress: emitted ? transform.precompress(name) : [], copies: null });
         return { contents, loader };
       });
-      if (!transform.precompresses) return;
       build.onEnd(async (result) => {
-        if (result.errors.length > 0 || !result.metafile) return;
+        // A `files` key no model of the build matched: most likely a misspelt name.
+        // (In the result, and printed: esbuild has logged its own by now.)
+        for (const key of transform.unmatched()) {
+          const text = `onnx-shrink: files['${key}'] matched no model of this build`;
+          result.warnings.push({ text });
+          if (!['error', 'silent'].includes(build.initialOptions.logLevel)) console.error(`warning: ${text}`);
+        }
+        if (!transform.precompresses || result.errors.length > 0 || !result.metafile) return;
         // The emitted files whose one input is a model shrunk above (`file`, `copy`; an inlined
         // one is in the bundle's code).
         const models = new Map([...done].map(([file, entry]) => [path.relative(workingDir, file).split(path.sep).join('/'), entry]));

@@ -1,8 +1,10 @@
 // The build-time hook every bundler plugin of onnx-shrink is built on (Vite/Rollup, webpack,
 // esbuild): given an emitted file's name and bytes, the shrunk bytes, or null to leave the file.
+import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import zlib from 'node:zlib';
+import { normaliseOptions } from './core.js';
 import { OnnxShrinkError, shrink } from './index.node.js';
 
 const brotli = promisify(zlib.brotliCompress), gzip = promisify(zlib.gzip);
@@ -37,11 +39,19 @@ function checkPrecompress(value, where) {
   }
 }
 
+// Compressed copies already made, by the bytes they were made of (in watch mode a model shrunk
+// before comes back as the same array) and the format.
+const copiesMade = new WeakMap();
+
 /** The compressed copies of a file: [{ fileName: fileName + suffix, bytes }], one per word. */
 export async function precompressed(formats, fileName, bytes) {
+  if (!copiesMade.has(bytes)) copiesMade.set(bytes, new Map());
+  const made = copiesMade.get(bytes);
   return Promise.all([...new Set(formats)].map(async (format) => {
-    const out = await PRECOMPRESS[format].compress(bytes);
-    return { fileName: fileName + PRECOMPRESS[format].suffix, bytes: new Uint8Array(out.buffer, out.byteOffset, out.byteLength) };
+    if (!made.has(format)) {
+      made.set(format, PRECOMPRESS[format].compress(bytes).then((out) => new Uint8Array(out.buffer, out.byteOffset, out.byteLength)));
+    }
+    return { fileName: fileName + PRECOMPRESS[format].suffix, bytes: await made.get(format) };
   }));
 }
 
@@ -61,14 +71,26 @@ export async function precompressed(formats, fileName, bytes) {
  */
 export function createOnnxTransform(options = {}) {
   const { files = {}, include = /\.onnx$/i, log = () => {}, precompress = [], ...defaults } = options;
+  if (!(include instanceof RegExp)) throw new OnnxShrinkError(`include should be a RegExp (e.g. /\\.onnx$/), not ${JSON.stringify(include)}`, 'BAD_OPTION');
   checkPrecompress(precompress, '');
-  for (const [key, perFile] of Object.entries(files)) checkPrecompress(perFile ? perFile.precompress : undefined, `files['${key}'].`);
+  checkShrinkOptions(defaults, '');
+  for (const [key, perFile] of Object.entries(files)) {
+    if (perFile === false) continue;
+    checkPrecompress(perFile?.precompress, `files['${key}'].`);
+    const { precompress: _, ...own } = perFile ?? {};
+    checkShrinkOptions({ ...defaults, ...own }, `files['${key}']: `);
+  }
+  const matched = new Set();  // the `files` keys some model matched (the others are said at the end)
+  // Watch mode rebuilds give the same models again: each is shrunk once per content and options
+  // (not a model with a data file, whose pair is written anew).
+  const made = new Map();
   const matches = (name, key) => name === key || name.endsWith('/' + key) || path.posix.basename(name) === key;
   // A file's options (shrink options and precompress), or false to leave it alone.
   const optionsFor = (fileName, sourceNames) => {
     if (!include.test(fileName)) return false;
     const names = [fileName, ...sourceNames].map((n) => n.split(path.sep).join('/'));
     const key = Object.keys(files).find((k) => names.some((n) => matches(n, k)));
+    if (key !== undefined) matched.add(key);
     const perFile = key === undefined ? {} : files[key];
     if (perFile === false) return false;
     return { names, ...defaults, precompress, ...perFile };
@@ -80,6 +102,8 @@ export function createOnnxTransform(options = {}) {
     delete shrinkOptions.precompress;  // the plugin's, not shrink()'s
     // Messages name the source file too: the emitted name may be a bare hash.
     const label = names.length > 1 && names[1] !== fileName ? `${names[1]} (${fileName})` : fileName;
+    const key = `${createHash('sha256').update(bytes).digest('hex')} ${JSON.stringify(shrinkOptions)}`;
+    if (made.has(key)) return made.get(key);
     let result;
     try {
       result = await shrinkKeepingLayout(bytes, shrinkOptions, siblings);
@@ -89,7 +113,9 @@ export function createOnnxTransform(options = {}) {
       throw e;
     }
     const data = result.data ? ` + ${result.data.before} -> ${result.data.after} in ${result.data.location}` : '';
-    log(`${label}: ${bytes.byteLength} -> ${result.model.byteLength} bytes${data}`);
+    const ratio = bytes.byteLength / result.model.byteLength;
+    log(`${label}: ${bytes.byteLength} -> ${result.model.byteLength} bytes${result.data ? '' : ` (${ratio.toFixed(ratio < 10 ? 1 : 0)}× smaller)`}${data}`);
+    if (!result.data) made.set(key, result.model);
     return result.model;
   };
   // Whether a file is a model to shrink, asked before its bytes are taken (a bundle's JS, CSS and
@@ -100,7 +126,42 @@ export function createOnnxTransform(options = {}) {
   transform.precompress = (fileName, sourceNames = []) => optionsFor(fileName, sourceNames).precompress ?? [];
   // Whether any file may get compressed copies (a bundler may need to be told to keep track of them).
   transform.precompresses = precompress.length > 0 || Object.values(files).some((f) => f && f.precompress?.length > 0);
+  // Whether `files` says to leave this model alone (false).
+  transform.leftAlone = (fileName, sourceNames = []) => include.test(fileName) && !optionsFor(fileName, sourceNames);
+  // The `files` keys no model of the build matched so far (a misspelt name shrinks the model it meant).
+  transform.unmatched = () => Object.keys(files).filter((k) => !matched.has(k));
   return transform;
+}
+
+// The writer's own options: the plugin writes the files, so they are not the user's to give.
+const PLUGIN_WRITES = ['onModelData', 'onExternalData', 'chunks', 'onReport', 'onProgress', 'signal', 'external', 'target'];
+
+// Shrink options as shrink() will check them, checked when the plugin is made: a typo is one
+// error before the build, not one per model (or none when no model matches).
+function checkShrinkOptions(options, where) {
+  const taken = PLUGIN_WRITES.filter((k) => options[k] !== undefined);
+  if (taken.length) {
+    throw new OnnxShrinkError(`${where}${taken.join(', ')}: not a build plugin's option (the plugin reads and writes the files itself)`, 'BAD_OPTION');
+  }
+  try {
+    normaliseOptions(options);
+  } catch (e) {
+    throw new OnnxShrinkError(`${where}${e.message}`, e.code);
+  }
+}
+
+// Models left alone (files: false) whose weights are in a data file the build rewrote for another
+// model would load the wrong weights: refused, naming both. `models`: [{ name, bytes }]; `written`:
+// the data files rewritten (their model's bytes name them, as external data locations).
+export function checkLeftAlone(models, written) {
+  for (const { name, bytes } of models) {
+    const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    const shared = [...written].find((file) => text.includes(path.basename(file)));
+    if (shared) {
+      throw new OnnxShrinkError(`${name} is left alone (files: false), but its weights are in '${path.basename(shared)}', which this build ` +
+                                'rewrote for another model: shrink models that share a data file with the CLI, or give each its own', 'UNSUPPORTED');
+    }
+  }
 }
 
 // Shrinks a model whose weights may be in one external data file among `siblings`. The engine
@@ -148,8 +209,8 @@ async function shrinkKeepingLayout(bytes, options, siblings) {
 // in the same file would overwrite the first one's, so it is refused.
 export function claim(written, name) {
   if (written.has(name)) {
-    throw new OnnxShrinkError(`'${name}' holds the weights of another model of this build too: shrink such models with the CLI, ` +
-                              'or leave all but one alone with files: { NAME: false }', 'UNSUPPORTED');
+    throw new OnnxShrinkError(`'${name}' holds the weights of another model of this build too: shrink models that share a data ` +
+                              'file with the CLI, or give each model its own', 'UNSUPPORTED');
   }
   written.add(name);
 }

@@ -11,7 +11,7 @@
 import { existsSync, readFileSync, readdirSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { claim, createOnnxTransform, precompressed } from './transform.js';
+import { checkLeftAlone, claim, createOnnxTransform, precompressed } from './transform.js';
 
 export { createOnnxTransform };
 
@@ -119,7 +119,7 @@ export default function onnxShrink(options = {}) {
           try {
             ref = file && await emit(this, file);
           } catch (e) {
-            this.error(e);  // names this plugin and the module
+            this.error(e.message);  // names this plugin and the module (an Error object would be blamed on the HTML entry)
           }
           if (!ref) continue;
           // vite-ignore: Vite's plugin leaves it alone; it puts in the final URL when it renders the chunk.
@@ -178,11 +178,13 @@ export default function onnxShrink(options = {}) {
           compress.push([name, formats]);
         },
       });
+      const leftAlone = [];
       for (const asset of Object.values(bundle)) {
         if (asset.type !== 'asset' || ours.has(asset.fileName) || !transform.accepts(asset.fileName)) continue;
         // The emitted name has a hash in it; per-file options may name the source file.
         const names = asset.names ?? (asset.name ? [asset.name] : []);
         const sourceNames = [...(asset.originalFileNames ?? []), ...names];
+        if (transform.leftAlone(asset.fileName, sourceNames)) leftAlone.push({ name: asset.fileName, bytes: bytesOf(asset) });
         const formats = transform.precompress(asset.fileName, sourceNames);
         const out = await transform(asset.fileName, bytesOf(asset), sourceNames, siblings(asset.fileName, formats));
         if (!out) continue;
@@ -193,6 +195,7 @@ export default function onnxShrink(options = {}) {
                     "refers to (new URL('./m.onnx', import.meta.url), import url from './m.onnx?url') gets the shrunk one's");
         }
       }
+      checkLeftAlone(leftAlone, written);
       for (const [fileName, formats] of compress) {
         for (const copy of await precompressed(formats, fileName, bytesOf(bundle[fileName]))) {
           this.emitFile({ type: 'asset', fileName: copy.fileName, source: copy.bytes });
@@ -224,6 +227,7 @@ export default function onnxShrink(options = {}) {
             const target = path.join(outDir, path.relative(publicDir, p));
             if (!existsSync(target)) continue;
             const fileName = path.relative(publicDir, p).split(path.sep).join('/');
+            if (transform.leftAlone(fileName)) leftAlone.push({ name: fileName, bytes: readFileSync(p) });
             const compress = [];
             const out = await transform(fileName, readFileSync(target), [], siblings(p, target, compress));
             if (!out) continue;
@@ -235,7 +239,12 @@ export default function onnxShrink(options = {}) {
           }
         }
       };
+      const leftAlone = [];
       await walk(publicDir);
+      checkLeftAlone(leftAlone, written);
+    },
+    closeBundle() {
+      for (const key of transform.unmatched()) logger?.warn(`onnx-shrink: files['${key}'] matched no model of this build`);
     },
   };
 }

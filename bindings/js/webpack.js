@@ -3,7 +3,7 @@
 // or files copied by copy-webpack-plugin. It needs no import of webpack: the compiler hands over
 // its own classes (compiler.webpack), so the plugin works with whichever webpack the project has.
 import path from 'node:path';
-import { claim, createOnnxTransform, precompressed } from './transform.js';
+import { checkLeftAlone, claim, createOnnxTransform, precompressed } from './transform.js';
 
 const NAME = 'onnx-shrink';
 
@@ -52,9 +52,11 @@ export default class OnnxShrinkPlugin {
               wrote.data = true;
             },
           });
+          const leftAlone = [];
           for (const asset of compilation.getAssets()) {
             if (asset.info.onnxShrunk || !transform.accepts(asset.name)) continue;
             const sourceNames = asset.info.sourceFilename ? [asset.info.sourceFilename] : [];
+            if (transform.leftAlone(asset.name, sourceNames)) leftAlone.push({ name: asset.name, bytes: bytesOf(asset.source) });
             const precompress = transform.precompress(asset.name, sourceNames);
             let shrunk = done.get(asset.source);
             if (!shrunk) {
@@ -75,6 +77,14 @@ export default class OnnxShrinkPlugin {
               if (!wrote.data) done.set(asset.source, shrunk);
             }
             compilation.updateAsset(asset.name, shrunk, { onnxShrunk: true, onnxPrecompress: precompress });
+          }
+          try {
+            checkLeftAlone(leftAlone, written);
+          } catch (e) {
+            compilation.errors.push(new WebpackError(`${NAME}: ${e.message}`));
+          }
+          for (const key of transform.unmatched()) {
+            compilation.warnings.push(new WebpackError(`${NAME}: files['${key}'] matched no model of this build`));
           }
         },
       );

@@ -189,8 +189,13 @@ test('the build-tool hook: per-file options match the emitted name or a source n
   assert.ok(Buffer.from(int8).equals((await shrink(silero)).model), 'the per-file options of the source name');
   const palette = await transform('assets/vad-a1b2.onnx', silero, ['other/vad.onnx']);
   assert.ok(Buffer.from(palette).equals((await shrink(silero, { mode: 'palette' })).model), 'a name ending must match whole folders');
-  assert.deepEqual(logged, [`src/models/vad.onnx (a1b2.onnx): ${silero.byteLength} -> ${int8.byteLength} bytes`,
-                            `other/vad.onnx (assets/vad-a1b2.onnx): ${silero.byteLength} -> ${palette.byteLength} bytes`]);
+  const times = (after) => `${(silero.byteLength / after.byteLength).toFixed(1)}× smaller`;
+  assert.deepEqual(logged, [`src/models/vad.onnx (a1b2.onnx): ${silero.byteLength} -> ${int8.byteLength} bytes (${times(int8)})`,
+                            `other/vad.onnx (assets/vad-a1b2.onnx): ${silero.byteLength} -> ${palette.byteLength} bytes (${times(palette)})`]);
+  // The same model and options again (a watch mode rebuild): the same bytes, shrunk once.
+  assert.ok(Buffer.from(await transform('a1b2.onnx', silero, ['src/models/vad.onnx'])).equals(Buffer.from(int8)));
+  assert.equal(logged.length, 2);
+  assert.equal(transform.unmatched().length, 0);
 });
 
 test('the build-tool hook: a model with external data keeps its layout, both files shrunk', async () => {

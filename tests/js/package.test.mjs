@@ -167,6 +167,11 @@ test('tsc --strict accepts code using every exported type', () => {
     ['--strict', '--noEmit', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--target', 'es2022', '--lib', 'es2022,dom', 'types.ts'],
     { cwd: app, encoding: 'utf8' });
   assert.equal(tsc.status, 0, tsc.stdout + tsc.stderr);
+  // TypeScript's older resolution reads no exports map: the subpaths' types come by typesVersions.
+  const node10 = spawnSync(path.join(app, 'node_modules', '.bin', 'tsc'),
+    ['--strict', '--noEmit', '--module', 'es2022', '--moduleResolution', 'node10', '--target', 'es2022', '--lib', 'es2022,dom', 'types.ts'],
+    { cwd: app, encoding: 'utf8' });
+  assert.equal(node10.status, 0, node10.stdout + node10.stderr);
 });
 
 test('onnx-shrink/verify from the installed package: samples, state carried over, errors', () => {
@@ -306,8 +311,9 @@ test('a fresh webpack 5 project builds with the plugin: models shrunk, hashes an
   writeFileSync(path.join(project, 'build.mjs'), `
     import webpack from 'webpack';
     import OnnxShrinkPlugin from 'onnx-shrink/webpack';
-    const [entry, out, names, precompress] = process.argv.slice(2);
-    const options = { files: { 'det.onnx': { mode: 'palette', precompress: ['gzip'] } }, ...(precompress ? { precompress: JSON.parse(precompress) } : {}) };
+    const [entry, out, names, precompress, files] = process.argv.slice(2);
+    const options = { files: files ? JSON.parse(files) : { 'det.onnx': { mode: 'palette', precompress: ['gzip'] } },
+                      ...(precompress ? { precompress: JSON.parse(precompress) } : {}) };
     const compiler = webpack({ mode: 'production', context: process.cwd(), entry,
                                output: { path: process.cwd() + '/' + out, ...(names ? { assetModuleFilename: names } : {}) },
                                performance: { hints: false },
@@ -351,6 +357,10 @@ test('a fresh webpack 5 project builds with the plugin: models shrunk, hashes an
   const shared = build('./src/shared.js', 'dist-shared', '[name][ext]');
   assert.equal(shared.errors.length, 1);
   assert.match(shared.errors[0], /m2?\.onnx\): 'm\.onnx\.data' holds the weights of another model of this build too/);
+  // One of them left alone would load the other's rewritten weights: refused too, naming both.
+  const alone = build('./src/shared.js', 'dist-alone', '[name][ext]', '', '{"m2.onnx": false}');
+  assert.deepEqual(alone.errors, ["onnx-shrink: m2.onnx is left alone (files: false), but its weights are in 'm.onnx.data', which this build " +
+                                  'rewrote for another model: shrink models that share a data file with the CLI, or give each its own']);
 });
 
 test('a fresh esbuild project bundles with the plugin: imported models shrunk with the build\'s loader, errors name the file', async () => {

@@ -70,3 +70,19 @@ test('esbuild with write: false: the compressed copies are output files beside t
   assert.ok(brotliDecompressSync(file('.br')).equals(Buffer.from(model.contents)));
   assert.ok(gunzipSync(file('.gz')).equals(Buffer.from(model.contents)));
 });
+
+test('every plugin checks its options when it is set up, and says which files keys matched no model', () => {
+  const compiler = { webpack: {}, getInfrastructureLogger: () => ({ info() {} }), hooks: { thisCompilation: { tap() {} } } };
+  const setUp = [(o) => onnxShrink(o), (o) => new OnnxShrinkPlugin(o).apply(compiler),
+                 (o) => onnxShrinkEsbuild(o).setup({ initialOptions: {}, onLoad() {}, onEnd() {} })];
+  for (const make of setUp) {
+    assert.throws(() => make({ blok: 64 }), { code: 'BAD_OPTION', message: "unknown option 'blok'" });
+    assert.throws(() => make({ files: { 'a.onnx': { mode: 'int4' } } }), { code: 'BAD_OPTION', message: /^files\['a\.onnx'\]: mode must be 'int8' or 'palette'/ });
+    assert.throws(() => make({ onModelData() {} }), { code: 'BAD_OPTION', message: /^onModelData: not a build plugin's option/ });
+    assert.throws(() => make({ include: '.onnx' }), { code: 'BAD_OPTION', message: /^include should be a RegExp/ });
+  }
+  const transform = createOnnxTransform({ files: { 'vad.onnx': false, 'vda.onnx': { mode: 'palette' } } });
+  assert.equal(transform.leftAlone('assets/vad-1a2b.onnx', ['src/vad.onnx']), true);
+  assert.equal(transform.leftAlone('assets/det-1a2b.onnx', ['src/det.onnx']), false);
+  assert.deepEqual(transform.unmatched(), ['vda.onnx']);
+});
