@@ -3,8 +3,11 @@ import type { ShrinkOptions } from './index.js';
 /** A compressed copy of a file: `br` (brotli), `gzip`. */
 export type Precompress = 'br' | 'gzip';
 
+/** The options of shrink() that a plugin sets itself (it reads and writes the files): refused. */
+export type PluginWrites = 'onModelData' | 'onExternalData' | 'chunks' | 'onReport' | 'onProgress' | 'signal' | 'external';
+
 /** Options of one model: how it is shrunk, and which compressed copies of it are written. */
-export interface OnnxFileOptions extends ShrinkOptions {
+export interface OnnxFileOptions extends Omit<ShrinkOptions, PluginWrites> {
   /**
    * Compressed copies to write beside each shrunk model, and beside its external data file if it
    * has one: `NAME.br` (brotli at its highest quality, 11, and largest standard window) for `br`,
