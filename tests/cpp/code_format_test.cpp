@@ -231,9 +231,15 @@ TEST(CodeFormat, FewerBitsAndBitsPerTensor) {
     FAIL() << "an unknown name was taken";
   } catch (const Error& e) {
     EXPECT_EQ(e.code, ErrorCode::BadOption);
-    EXPECT_NE(std::string(e.what()).find("not for 'no such tensor'"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("the model has no float tensor named 'no such tensor'"), std::string::npos) << e.what();
   }
   Options range;
   range.tensor_bits = {{first, 11}};
-  EXPECT_THROW(run(range), Error);
+  try {
+    run(range);
+    FAIL() << "11 bits were taken";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code, ErrorCode::BadOption);
+    EXPECT_NE(std::string(e.what()).find("tensor bits: no such bits for '" + first + "'"), std::string::npos) << e.what();
+  }
 }
