@@ -325,7 +325,12 @@ async function main() {
     try {
       refuseToReplaceInputs(readFiles, [a.report]);
       const t = new TempFile(a.report);
-      t.write(Buffer.from(JSON.stringify(reports.length === 1 ? reports[0].report ?? reports[0] : reports, null, 2) + '\n'));
+      // One model: its report, with --verify's results beside it (verify, suspicions, candidates) as --json has them.
+      const single = () => {
+        const { input: _, output: __, report, ...check } = reports[0];
+        return report ? { ...report, ...check } : reports[0];
+      };
+      t.write(Buffer.from(JSON.stringify(reports.length === 1 ? single() : reports, null, 2) + '\n'));
       t.commit();
     } catch (e) {
       if (!(e instanceof OnnxShrinkError)) throw e;

@@ -53,7 +53,7 @@ const USAGE = `usage: onnx-shrink IN.onnx [IN2.onnx | FOLDER ...] [options]
   -o, --output PATH         output file (one input) or folder (a folder's subfolders are kept there);
                             default NAME.shrunk.onnx beside each input. '-' (or a pipe or device)
                             gets the result once it is whole; the table then goes to stderr
-${OPTIONS.filter((o) => o.flag).map(usage).join('')}  --report FILE.json        write the report(s) as JSON
+${OPTIONS.filter((o) => o.flag).map(usage).join('')}  --report FILE.json        write the report(s) as JSON, with --verify's results
   --inspect                 show what would change, write nothing
   --expand                  turn shrunk models back into plain float weights
   --json                    print reports as JSON instead of a table

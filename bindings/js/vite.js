@@ -100,6 +100,11 @@ export default function onnxShrink(options = {}) {
       outDir = path.resolve(config.root, config.build.outDir);
       publicDir = config.publicDir || null;
       logger = config.logger;
+      // Library mode inlines every asset as a data URL, from the original file: said, not shrunk.
+      if (config.build.lib) {
+        logger.warn('onnx-shrink: library mode inlines the models a module refers to as data URLs, unshrunk: shrink them before ' +
+                    '(npx onnx-shrink), or load them from a URL the library is given');
+      }
     },
     buildStart() {
       emitted = new Map();

@@ -313,9 +313,13 @@ test('--verify compares in onnxruntime-node and exits 3 beyond tolerance', () =>
   const dir = workspace();
   const input = path.join(dir, 'silero.onnx');
   const args = [input, '--verify', '--shape', 'input=1x512', '--shape', 'state=2x1x128', '--value', 'sr=16000'];
-  const ok = run(...args);
+  const ok = run(...args, '--report', path.join(dir, 'checked.json'));
   assert.equal(ok.status, 0, ok.stderr);
   assert.match(ok.stdout, /output: max abs [\d.e-]+\s+mean abs [\d.e-]+\s+rel\. L2 [\d.e-]+\s+cosine (0\.99|1\.0)/);
+  // --report has the check's results beside the report, as --json does.
+  const reported = JSON.parse(readFileSync(path.join(dir, 'checked.json'), 'utf8'));
+  assert.equal(reported.totals.tensorsChanged, 12);
+  assert.deepEqual(reported.verify.map((o) => o.name), ['output', 'stateN']);
   const strict = run(...args, '--abs-tol', '1e-9');
   assert.equal(strict.status, 3);
   assert.match(strict.stdout, /BEYOND TOLERANCE/);

@@ -86,3 +86,16 @@ test('every plugin checks its options when it is set up, and says which files ke
   assert.equal(transform.leftAlone('assets/det-1a2b.onnx', ['src/det.onnx']), false);
   assert.deepEqual(transform.unmatched(), ['vda.onnx']);
 });
+
+test("Vite's library mode, which inlines models unshrunk, is said when the build starts", async () => {
+  const { build, createLogger } = await import('vite');
+  const dir = tempDir('vite-lib');
+  mkdirSync(path.join(dir, 'src'));
+  writeFileSync(path.join(dir, 'src', 'm.onnx'), silero);
+  writeFileSync(path.join(dir, 'src', 'main.js'), "export const u = new URL('./m.onnx', import.meta.url).href;");
+  const warnings = [];
+  const logger = { ...createLogger('silent'), warn: (m) => warnings.push(m) };
+  await build({ root: dir, customLogger: logger, logLevel: 'warn', configFile: false,
+                build: { lib: { entry: 'src/main.js', formats: ['es'], fileName: 'lib' }, outDir: 'dist' }, plugins: [onnxShrink()] });
+  assert.ok(warnings.some((w) => w.startsWith('onnx-shrink: library mode inlines the models a module refers to as data URLs, unshrunk')), warnings.join('\n'));
+});
