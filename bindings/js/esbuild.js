@@ -4,7 +4,7 @@
 // bytes'. The loader stays the one the build sets for the extension (`file` when it sets none).
 // With `precompress`, compressed copies of the emitted models are written beside them when the
 // build ends (the build's metafile says where esbuild put them: the plugin turns it on).
-import { readFile, rename, stat, writeFile } from 'node:fs/promises';
+import { readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { createOnnxTransform, precompressed } from './transform.js';
 
@@ -24,6 +24,7 @@ export default function onnxShrink(options = {}) {
       // esbuild loads every file again on each rebuild (watch, serve): shrink a file once per version
       // (and compress it once).
       const done = new Map();
+      let copiesWritten = new Set();  // the compressed copies the last build wrote
       if (transform.precompresses) build.initialOptions.metafile = true;
       build.onLoad({ filter: include }, async (args) => {
         const name = path.relative(workingDir, args.path);
@@ -57,6 +58,7 @@ export default function onnxShrink(options = {}) {
         // The emitted files whose one input is a model shrunk above (`file`, `copy`; an inlined
         // one is in the bundle's code).
         const models = new Map([...done].map(([file, entry]) => [path.relative(workingDir, file).split(path.sep).join('/'), entry]));
+        const wrote = new Set();
         for (const [output, { inputs }] of Object.entries(result.metafile.outputs)) {
           const sources = Object.keys(inputs);
           const entry = sources.length === 1 ? models.get(sources[0]) : undefined;
@@ -70,9 +72,13 @@ export default function onnxShrink(options = {}) {
             } else {
               await writeFile(`${target}${copy.fileName}.partial`, copy.bytes);
               await rename(`${target}${copy.fileName}.partial`, target + copy.fileName);
+              wrote.add(target + copy.fileName);
             }
           }
         }
+        // In watch mode a changed model gets a new name: the copies of its old one go with it.
+        for (const file of copiesWritten) if (!wrote.has(file)) await rm(file, { force: true });
+        copiesWritten = wrote;
       });
     },
   };

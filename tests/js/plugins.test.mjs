@@ -2,7 +2,7 @@
 // package.test.mjs build with the packed package): which files get which copies, bad values,
 // and esbuild's `write: false`, where the copies go into outputFiles.
 import assert from 'node:assert/strict';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
@@ -98,4 +98,25 @@ test("Vite's library mode, which inlines models unshrunk, is said when the build
   await build({ root: dir, customLogger: logger, logLevel: 'warn', configFile: false,
                 build: { lib: { entry: 'src/main.js', formats: ['es'], fileName: 'lib' }, outDir: 'dist' }, plugins: [onnxShrink()] });
   assert.ok(warnings.some((w) => w.startsWith('onnx-shrink: library mode inlines the models a module refers to as data URLs, unshrunk')), warnings.join('\n'));
+});
+
+test('esbuild rebuilds: a changed model gets a new name, and the compressed copies of the old one go', async () => {
+  const dir = tempDir('esbuild-rebuild');
+  writeFileSync(path.join(dir, 'vad.onnx'), silero);
+  writeFileSync(path.join(dir, 'app.js'), "import url from './vad.onnx'; console.log(url);");
+  const context = await esbuild.context({ entryPoints: [path.join(dir, 'app.js')], bundle: true, outdir: path.join(dir, 'out'), absWorkingDir: dir,
+                                          loader: { '.onnx': 'file' }, logLevel: 'silent', plugins: [onnxShrinkEsbuild({ precompress: ['gzip'] })] });
+  try {
+    const copies = () => readdirSync(path.join(dir, 'out')).filter((f) => f.endsWith('.gz'));
+    await context.rebuild();
+    const [first] = copies();
+    assert.match(first, /^vad-\w+\.onnx\.gz$/);
+    writeFileSync(path.join(dir, 'vad.onnx'), (await shrink(silero, { mode: 'palette' })).model);  // another model under the same name
+    await context.rebuild();
+    const after = copies();
+    assert.equal(after.length, 1);
+    assert.notEqual(after[0], first);
+  } finally {
+    await context.dispose();
+  }
 });
