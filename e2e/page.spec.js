@@ -322,6 +322,7 @@ test('compare schemes: each scheme checked on the same data, as the CLI finds, a
   await expect(page.locator(`#compare-table button[data-scheme=${inUse}]`)).toHaveText(`${inUse}: in use`);
   if (scheme !== inUse) {
     await page.click(`#compare-table button:has-text("Use ${scheme}")`);
+    await expect(page.locator('#compare-table')).toBeFocused();  // its button now off, focus stays in the table
     await expect(page.locator('#status')).toHaveText('Done.', { timeout: 60_000 });
   }
   expect(await page.locator('#scheme').inputValue()).toBe(scheme);

@@ -410,7 +410,9 @@ async function compareSchemes() {
     buttons.push(use);
     use.addEventListener('click', () => {
       keepComparison = true;
-      mark(r.scheme);
+      mark(r.scheme);  // (this button is now off: focus stays in the table, not at the page's top)
+      $('compare-table').tabIndex = -1;
+      $('compare-table').focus();
       hooks.useScheme(r.scheme);
     });
     return [r.scheme + (r === best ? ' (least error)' : ''), formatBytes(r.raw), formatBytes(r.gzip),
