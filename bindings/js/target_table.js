@@ -33,16 +33,15 @@ function reached(goal, point, formatBytes, objective, aim) {
 
 // How the table names each search's codes (target.js: best()).
 export const codesName = (p) => (p.scheme === 'channel' ? (p.rounding === 'gptq' ? 'per channel, GPTQ' : 'per channel') : 'default');
-// The same in a sentence.
-// The kinds of codes the points were searched with, in the table's order: "the default's codes and
-// plain per-channel codes".
+// The searches' order in the table: the default's codes, per-channel codes rounded by GPTQ, plain per-channel codes.
+const codesOrder = (p) => (p.scheme === 'channel' ? (p.rounding === 'gptq' ? 1 : 2) : 0);
+// The kinds of codes the points were searched with, in that order: "the default's codes and plain
+// per-channel codes".
 export function searchedPhrase(points) {
-  const kind = (p) => (p.scheme === 'channel' ? (p.rounding === 'gptq' ? 1 : 2) : 0);
-  const kinds = [...new Set(points.map(kind))].sort();
-  const names = kinds.map((k) => ["the default's codes", 'per-channel codes rounded with the inputs in view (GPTQ)', 'plain per-channel codes'][k]);
-  return oneOf(names).replace(/ or ([^,]*)$/, ' and $1');
+  const names = ["the default's codes", 'per-channel codes rounded with the inputs in view (GPTQ)', 'plain per-channel codes'];
+  return oneOf([...new Set(points.map(codesOrder))].sort().map((k) => names[k])).replace(/ or ([^,]*)$/, ' and $1');
 }
-
+// A point's codes in a sentence.
 export const codesPhrase = (p) => (p.scheme === 'channel' ? `per-channel codes${p.rounding === 'gptq' ? ' rounded with the inputs in view (GPTQ)' : ''}` : 'the default\'s codes');
 
 /**
@@ -90,8 +89,7 @@ export function evidenceLines(target, { text, decision, name, formatBytes }) {
   // Searched with more than one kind of codes (target.js: best()): a column says which.
   const schemes = points.some((p) => p.scheme);
   const head = [...(schemes ? ['codes'] : []), ...sizeHead, ...(estimated ? ['est. rel. L2'] : [...errorHead, ...(heldOut ? errorHead.map((h) => `held-out ${h}`) : [])])];
-  const order = (p) => (p.scheme === 'channel' ? (p.rounding === 'gptq' ? 1 : 2) : 0);
-  const rows = [...points].sort((p, q) => order(p) - order(q) || p.step - q.step).map((p) => [
+  const rows = [...points].sort((p, q) => codesOrder(p) - codesOrder(q) || p.step - q.step).map((p) => [
     ...(schemes ? [codesName(p)] : []),
     formatBytes(p.bytes, 3), ...(objective === 'raw' ? [] : [formatBytes(p.raw, 3)]),
     ...(estimated ? [error(p.predicted)] : [...errorCells(p.measured, decisions), ...(heldOut ? errorCells(p.heldOut, decisions) : [])]),
