@@ -49,15 +49,15 @@ class Selector {
       candidates.push_back(static_cast<int32_t>(k));
       candidate_bytes += TensorData::raw_size(t);
     }
-    // Options::tensor_bits: float tensors of the model, and bits that Options::bits takes.
+    // Names in the options are the model's: a typo is an error, not an option that does nothing.
+    // Options::tensor_bits also takes only bits that Options::bits takes (the JS side names them:
+    // core.js). Op types are not checked: one list may serve models that lack some of them.
     for (const auto& [name, bits] : options_.tensor_bits) {
-      size_t k = 0;
-      while (k < index_.tensors.size() && !(index_.tensors[k].name == name && onnx::is_float_weight_type(index_.tensors[k].data_type))) ++k;
-      // (The JS side names the bits it takes: core.js.)
-      if (k == index_.tensors.size() || (bits && !format_with_bits(bits))) {
-        throw Error(ErrorCode::BadOption, (k == index_.tensors.size() ? "tensor bits: the model has no float tensor named '" : "tensor bits: no such bits for '") + name + "'");
-      }
+      check_name("tensor bits", name, false);
+      if (bits && !format_with_bits(bits)) throw Error(ErrorCode::BadOption, "tensor bits: no such bits for '" + name + "'");
     }
+    for (const std::string& name : options_.exclude) check_name("exclude", name, false);
+    for (const std::string& name : options_.exclude_nodes) check_name("exclude nodes", name, true);
     uint64_t scanned = 0;
     for (int32_t k : candidates) {
       candidate(k, !small.empty());
@@ -194,6 +194,17 @@ class Selector {
     if (root.function_opset >= needed) return "";
     return "in " + root.path + ", which imports ai.onnx opset " + std::to_string(root.function_opset) + ", below the " +
            std::to_string(needed) + " its new nodes need";
+  }
+
+  // A node named `name`, or else a float tensor.
+  void check_name(const char* option, const std::string& name, bool node) const {
+    bool found = false;
+    if (node) {
+      for (const NodeInfo& n : index_.nodes) found |= n.name == name;
+    } else {
+      for (const TensorInfo& t : index_.tensors) found |= t.name == name && onnx::is_float_weight_type(t.data_type);
+    }
+    if (!found) throw Error(ErrorCode::BadOption, std::string(option) + ": the model has no " + (node ? "node" : "float tensor") + " named '" + name + "'");
   }
 
   std::string keep_reason(const TensorInfo& t, const std::vector<Consumer>& readers) const {

@@ -3,6 +3,7 @@
 
 #include <cstring>
 #include <fstream>
+#include <functional>
 #include <iterator>
 #include <string>
 #include <vector>
@@ -207,6 +208,31 @@ TEST(Engine, ExcludedTensorsAreLeftAlone) {
     }
   }
   EXPECT_EQ(slices, 4u);
+}
+
+// A name the model lacks is a typo, not an option that does nothing; op types are not checked,
+// since one list may serve several models.
+TEST(Engine, ExcludedNamesTheModelLacksAreNamed) {
+  const std::pair<std::function<void(Options&)>, std::string> cases[] = {
+      {[](Options& o) { o.exclude = {"no such tensor"}; }, "exclude: the model has no float tensor named 'no such tensor'"},
+      {[](Options& o) { o.exclude_nodes = {"no such node"}; }, "exclude nodes: the model has no node named 'no such node'"},
+  };
+  for (const auto& [set, message] : cases) {
+    Options o;
+    set(o);
+    try {
+      run(silero(), o);
+      FAIL() << message;
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code, ErrorCode::BadOption);
+      EXPECT_NE(std::string(e.what()).find(message), std::string::npos) << e.what();
+    }
+  }
+  Options ops;
+  ops.exclude_ops = {"NoSuchOp"};
+  Report r;
+  run(silero(), ops, &r);
+  EXPECT_GT(r.tensors.size(), 0u);
 }
 
 TEST(Engine, ProgressIsMonotoneAndCancellable) {

@@ -136,6 +136,10 @@ test('errors carry a code and a message that says what is wrong', async () => {
   await expectError(shrink(silero, { mode: 'palette', levels: 2 ** 32 + 256 }), 'BAD_OPTION', /levels' should be at most 4294967295/);
   await expectError(shrink(silero, { bits: 11 }), 'BAD_OPTION', /bits must be auto, 2, 3, 4, 5, 6, 7, 8, 9, 10, 12 or 16 \(got 11\)/);
   await expectError(shrink(silero, { tensorBits: { nothing: 4 } }), 'BAD_OPTION', /tensor bits: the model has no float tensor named 'nothing'/);
+  // Names are the model's: a typo is an error, not an option that does nothing (op types are not checked).
+  await expectError(shrink(silero, { exclude: ['nothing'] }), 'BAD_OPTION', /exclude: the model has no float tensor named 'nothing'/);
+  await expectError(shrink(silero, { mode: 'palette', excludeNodes: ['nothing'] }), 'BAD_OPTION', /exclude nodes: the model has no node named 'nothing'/);
+  assert.ok((await shrink(silero, { excludeOps: ['NoSuchOp'] })).report.tensors.some((t) => t.changed));
   await expectError(shrink(silero, { tensorBits: { 'If_0_then_branch__Inline_0__decoder.rnn.weight_hh': 11 } }), 'BAD_OPTION',
                     /tensorBits for 'If_0_then_branch__Inline_0__decoder\.rnn\.weight_hh': bits must be 'auto', '2', '3', '4', '5', '6', '7', '8', '9', '10', '12' or '16', not 11/);
   await expectError(shrink(silero, { mode: 'palette', tensorBits: { nothing: 4 } }), 'BAD_OPTION', /tensor bits apply to int8 mode; palette mode takes levels/);
