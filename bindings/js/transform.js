@@ -100,8 +100,10 @@ export function createOnnxTransform(options = {}) {
     if (!found) return null;
     const { names, ...shrinkOptions } = found;
     delete shrinkOptions.precompress;  // the plugin's, not shrink()'s
-    // Messages name the source file too: the emitted name may be a bare hash.
+    // Messages name the source file too: the emitted name may be a bare hash. The log names the
+    // source alone: webpack's realContentHash renames the file after this.
     const label = names.length > 1 && names[1] !== fileName ? `${names[1]} (${fileName})` : fileName;
+    const logLabel = names.length > 1 ? names[1] : fileName;
     const key = `${createHash('sha256').update(bytes).digest('hex')} ${JSON.stringify(shrinkOptions)}`;
     if (made.has(key)) return made.get(key);
     let result;
@@ -114,7 +116,7 @@ export function createOnnxTransform(options = {}) {
     }
     const data = result.data ? ` + ${result.data.before} -> ${result.data.after} in ${result.data.location}` : '';
     const ratio = bytes.byteLength / result.model.byteLength;
-    log(`${label}: ${bytes.byteLength} -> ${result.model.byteLength} bytes${result.data ? '' : ` (${ratio.toFixed(ratio < 10 ? 1 : 0)}× smaller)`}${data}`);
+    log(`${logLabel}: ${bytes.byteLength} -> ${result.model.byteLength} bytes${result.data ? '' : ` (${ratio.toFixed(ratio < 10 ? 1 : 0)}× smaller)`}${data}`);
     if (!result.data) made.set(key, result.model);
     return result.model;
   };

@@ -155,7 +155,7 @@ export default function onnxShrink(options = {}) {
       // The files to write compressed copies of: [fileName, precompress words].
       const compress = [];
       // The models emitted above, already shrunk.
-      const ours = new Set();
+      const ours = new Map();  // file name in the bundle -> source name
       for (const [ref, name] of sourceOf) {
         let fileName;
         try {
@@ -164,9 +164,10 @@ export default function onnxShrink(options = {}) {
           continue;  // not of this build
         }
         if (bundle[fileName]?.type !== 'asset') continue;
-        ours.add(fileName);
+        ours.set(fileName, name);
         compress.push([fileName, transform.precompress(name)]);
       }
+      dropCopiesOfOurs(bundle, ours);
       // External data files by their name in the bundle, as they were before any was rewritten.
       const originals = new Map(), written = new Set();
       const siblings = (fileName, formats) => ({
@@ -252,6 +253,28 @@ export default function onnxShrink(options = {}) {
       for (const key of transform.unmatched()) logger?.warn(`onnx-shrink: files['${key}'] matched no model of this build`);
     },
   };
+}
+
+// A model a module refers to and HTML or CSS refers to too: Vite emitted it again for the HTML or
+// CSS, unshrunk, under the original's hash (a page would download both). Those references now name
+// the shrunk one, and the copy goes. `ours`: file name in the bundle -> source name, of the models
+// this plugin emitted.
+function dropCopiesOfOurs(bundle, ours) {
+  const bySource = new Map([...ours].map(([fileName, name]) => [name, fileName]));
+  for (const asset of Object.values(bundle)) {
+    if (asset.type !== 'asset' || ours.has(asset.fileName)) continue;
+    const mine = (asset.originalFileNames ?? []).map((n) => bySource.get(n)).find(Boolean);
+    if (!mine) continue;
+    delete bundle[asset.fileName];
+    // Referred to by path from the root, or from a file beside it: the name alone when the two
+    // are in one folder (a hashed name is unique), else the whole path.
+    const sameFolder = path.posix.dirname(asset.fileName) === path.posix.dirname(mine);
+    const [from, to] = sameFolder ? [path.posix.basename(asset.fileName), path.posix.basename(mine)] : [asset.fileName, mine];
+    for (const other of Object.values(bundle)) {
+      if (other.type === 'chunk') other.code = other.code.split(from).join(to);
+      else if (typeof other.source === 'string') other.source = other.source.split(from).join(to);
+    }
+  }
 }
 
 // A build stopped mid-write leaves the copy whole.

@@ -203,7 +203,9 @@ test('a fresh Vite 7 project builds with the plugin and emits the shrunk models'
   copyFileSync(path.join(fixtures, 'silero_vad_v5.onnx'), path.join(project, 'vad.onnx'));
   copyFileSync(path.join(fixtures, 'ch_PP-OCRv4_det_infer.onnx'), path.join(project, 'public', 'det.onnx'));
   externalModel(path.join(project, 'public', 'ext'));
-  writeFileSync(path.join(project, 'index.html'), '<!doctype html><script type="module" src="./main.js"></script>');
+  // The page preloads the model its module fetches: one file, shrunk, named by both.
+  writeFileSync(path.join(project, 'index.html'), '<!doctype html><link rel="preload" href="./vad.onnx" as="fetch" crossorigin>' +
+                '<script type="module" src="./main.js"></script>');
   writeFileSync(path.join(project, 'main.js'), "console.log(new URL('./vad.onnx', import.meta.url).href);");
   writeFileSync(path.join(project, 'vite.config.js'),
     "import onnxShrink from 'onnx-shrink/vite';\nexport default { plugins: [onnxShrink({ files: { 'det.onnx': { mode: 'palette' }, " +
@@ -211,7 +213,10 @@ test('a fresh Vite 7 project builds with the plugin and emits the shrunk models'
   const build = spawnSync(path.join(app, 'node_modules', '.bin', 'vite'), ['build'], { cwd: project, encoding: 'utf8' });
   assert.equal(build.status, 0, build.stdout + build.stderr);
   const assets = readdirSync(path.join(project, 'dist', 'assets')).filter((f) => f.endsWith('.onnx'));
-  assert.equal(assets.length, 1);
+  assert.equal(assets.length, 1, assets.join(' '));
+  assert.match(readFileSync(path.join(project, 'dist', 'index.html'), 'utf8'), new RegExp(`<link rel="preload" href="/assets/${assets[0]}"`));
+  const chunk = readdirSync(path.join(project, 'dist', 'assets')).find((f) => f.endsWith('.js'));
+  assert.ok(readFileSync(path.join(project, 'dist', 'assets', chunk), 'utf8').includes(assets[0]), 'the module names the same file');
   const { shrink } = await import(path.join(root, 'bindings', 'js', 'index.node.js'));
   // The emitted name has a hash in it (vad-XXXX.onnx): the per-file options match the source's name.
   const expectedVad = (await shrink(readFileSync(path.join(fixtures, 'silero_vad_v5.onnx')), { scheme: 'channel' })).model;

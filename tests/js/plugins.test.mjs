@@ -36,6 +36,17 @@ test('precompress: the copies each file gets, by the plugin options and its own'
   assert.equal(createOnnxTransform({ files: { 'a.onnx': { precompress: ['br'] } } }).precompresses, true);
 });
 
+// webpack renames a file after the plugin shrank it (realContentHash): the log names the source,
+// where a hashed name would be stale; errors name both.
+test('the log names a model by its source file; an error by both names', async () => {
+  const lines = [];
+  const hook = createOnnxTransform({ log: (m) => lines.push(m) });
+  await hook('assets/0a1b2c.onnx', silero, ['src/models/vad.onnx']);
+  assert.equal(lines.length, 1);
+  assert.match(lines[0], /^src\/models\/vad\.onnx: 2327524 -> \d+ bytes \(2\.8× smaller\)$/);
+  await assert.rejects(hook('assets/0a1b2c.onnx', new Uint8Array(8), ['src/broken.onnx']), /^OnnxShrinkError: src\/broken\.onnx \(assets\/0a1b2c\.onnx\): /);
+});
+
 test('precompress: anything but a list of br and gzip is refused by every plugin, when it is set up', () => {
   const bad = [['zstd'], 'br', ['br', 'deflate'], true];
   for (const precompress of bad) {
