@@ -231,7 +231,14 @@ function notAName(input, what, pathHint) {
 // Turns an input into something the engine can read synchronously: bytes, or a reader.
 // Blobs are read in slices when FileReaderSync exists (in a Web Worker), otherwise all at once.
 async function prepare(input, what, pathHint) {
-  if (input != null && typeof input.then === 'function') input = await input;  // shrink(fetch(url))
+  if (input != null && typeof input.then === 'function') {
+    try {
+      input = await input;  // shrink(fetch(url))
+    } catch (e) {
+      // A failed download (fetch rejects with a TypeError) is an IO error, as an HTTP error is.
+      throw e instanceof OnnxShrinkError ? e : new OnnxShrinkError(`the ${what} could not be read: ${e?.message ?? e}`, 'IO');
+    }
+  }
   if (input == null) throw badOption(`no ${what} given`);
   if (typeof input === 'string') throw notAName(input, what, pathHint);
   // Bytes and readers before the Response check: Node 20 loads its fetch (undici) when `Response`
