@@ -4,6 +4,7 @@ import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import zlib from 'node:zlib';
+import { sizeChange } from './cli_sizes.js';
 import { normaliseOptions } from './core.js';
 import { OnnxShrinkError, shrink } from './index.node.js';
 
@@ -115,8 +116,9 @@ export function createOnnxTransform(options = {}) {
       throw e;
     }
     const data = result.data ? ` + ${result.data.before} -> ${result.data.after} in ${result.data.location}` : '';
-    const ratio = bytes.byteLength / result.model.byteLength;
-    log(`${logLabel}: ${bytes.byteLength} -> ${result.model.byteLength} bytes${result.data ? '' : ` (${ratio.toFixed(ratio < 10 ? 1 : 0)}× smaller)`}${data}`);
+    // Palette keeps the raw size: its gain is in the compressed copies a host serves.
+    const change = sizeChange(bytes.byteLength, result.model.byteLength) + (shrinkOptions.mode === 'palette' ? ', smaller by gzip and brotli' : '');
+    log(`${logLabel}: ${bytes.byteLength} -> ${result.model.byteLength} bytes${result.data ? '' : ` (${change})`}${data}`);
     if (!result.data) made.set(key, result.model);
     return result.model;
   };
