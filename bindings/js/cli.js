@@ -117,6 +117,10 @@ async function processOne(model, a, many, rows, reports, readFiles) {
       kept.commit();
     }
     brotli?.show(progressBar(shownName, a.quiet || a.json));
+    // Asked for a data file and none came: the engine's summary says why.
+    if (a.options.externalData === 'external' && !kept.externalFile) {
+      warn(a, `${shownInput}: --external-data external wrote no data file. ${kept.report.summary.match(/No tensor went to external data[^]*$/)?.[0] ?? ''}`.trimEnd());
+    }
     const row = { input, output, before: source.size + (kept.report.totals.externalBytesBefore || 0), after: kept.size,
                   gzip: await kept.gzipSize, brotli: await brotli?.done, report: kept.report };
     const entry = { input, output, report: kept.report };

@@ -299,6 +299,11 @@ test('--json, --report, --inspect and --expand', () => {
   const inspectSplit = run(input, '--inspect', '--external-data', 'external', '--json');  // names the data file a shrink would write
   assert.equal(inspectSplit.status, 0, inspectSplit.stderr);
   assert.match(JSON.parse(inspectSplit.stdout).report.summary, /No tensor went to external data/);
+  // A shrink asked for a data file that none of its weights can go to says so, and writes none.
+  const noData = run(input, '-o', path.join(dir, 'no-data.onnx'), '--external-data', 'external');
+  assert.equal(noData.status, 0, noData.stderr);
+  assert.match(noData.stderr, /warning: .*silero.*: --external-data external wrote no data file\. No tensor went to external data: the model's weights are Constant nodes' values/);
+  assert.ok(!existsSync(path.join(dir, 'no-data.onnx.data')));
   const shrunk = path.join(dir, 'silero.shrunk.onnx');
   assert.equal(run(input, '-q').status, 0);
   const expanded = run(shrunk, '--expand');
@@ -555,6 +560,7 @@ test('external data: found beside the model, written beside the output, and the 
   assert.ok(!existsSync(path.join(dir, 'g.shrunk.onnx.data')));
   const split = run(model, '-o', path.join(dir, 'split.onnx'), '--external-data', 'external');
   assert.equal(split.status, 0, split.stderr);
+  assert.doesNotMatch(split.stderr, /wrote no data file/);
   // The summary's gzip column counts the data file too (the model file alone is under a kilobyte).
   assert.match(split.stdout, /split\.onnx\s+12\.6 MB\s+3\.2 MB\s+[23]\.\d MB/);
   assert.ok(readFileSync(path.join(dir, 'split.onnx')).byteLength < 20_000);
