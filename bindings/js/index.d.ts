@@ -55,17 +55,17 @@ export interface ShrinkOptions {
   /**
    * int8: bits per value of the codes. 'auto' (default): 8, plus a 9th and a 10th bit for as many
    * tensors as the bytes `small` saves pay for (lowest estimated SQNR first), never a larger result
-   * than 8 bits alone. 8, 9, 10, 12 or 16 (fold form): that many for every tensor that can take
+   * than 8 bits with `small: 'keep'` (larger than 8 bits alone, and more accurate). 8, 9, 10, 12 or 16 (fold form): that many for every tensor that can take
    * them; each bit halves the rounding error and costs an eighth of a byte per value. 2 to 7: codes
    * in a narrower range, still one byte per value (the raw file is the size of 8 bits), which gzip
    * and brotli store in about that many bits; codebooks take 8, so those tensors get uniform codes.
    */
   bits?: 'auto' | 2 | 3 | 4 | 5 | 6 | 7 | 8 | 9 | 10 | 12 | 16;
   /**
-   * int8: bits for the named tensors instead of `bits` (what `bits` takes: 'auto' or 2 to 16):
-   * `{ 'conv1.weight': 4 }`. A name that is no float tensor of the model is an error (BAD_OPTION).
+   * int8: bits for the named tensors instead of `bits` (what `bits` takes: 'auto', 2 to 10, 12 or
+   * 16): `{ 'conv1.weight': 4 }`. A name that is no float tensor of the model is an error (BAD_OPTION).
    */
-  tensorBits?: Record<string, 'auto' | number>;
+  tensorBits?: Record<string, NonNullable<ShrinkOptions['bits']>>;
   /** Tensors with fewer values get no 8-bit codes (default 16384; see `small`). */
   minElements?: number;
   /**
@@ -209,10 +209,17 @@ export interface Env {
 }
 export declare const env: Env;
 
+/** Node only: with `target`, target mode (as shrinkToTarget). */
+export declare function shrink(input: Uint8Array, options: TargetOptions): Promise<TargetResult>;
 export declare function shrink(input: Input | PromiseLike<Input>, options?: ShrinkOptions): Promise<ShrinkResult>;
 export declare function inspect(input: Input | PromiseLike<Input>, options?: ShrinkOptions): Promise<Report>;
-/** Turns shrunk weights back into plain float tensors; external data comes inline (one self-contained model, under 2 GB). */
-export declare function expand(input: Input | PromiseLike<Input>, options?: Pick<ShrinkOptions, 'external' | 'onProgress' | 'signal' | 'onReport'>): Promise<Uint8Array>;
+/**
+ * Turns shrunk weights back into plain float tensors; external data comes inline (one
+ * self-contained model, under 2 GB). With onModelData the model comes in chunks to it, and the
+ * promise resolves to an empty array.
+ */
+export declare function expand(input: Input | PromiseLike<Input>,
+  options?: Pick<ShrinkOptions, 'external' | 'onProgress' | 'signal' | 'onReport' | 'onModelData' | 'chunks'>): Promise<Uint8Array>;
 /** openForRuntime()'s options: expand()'s, and the session's. */
 export interface OpenForRuntimeOptions extends Pick<ShrinkOptions, 'external' | 'onProgress' | 'signal' | 'onReport'> {
   /**

@@ -131,6 +131,10 @@ test('tsc --strict accepts code using every exported type', () => {
       const changes: OpsetChange[] = report.opsetChanges;
       const again: Report = await inspect(result.model);
       const plain: Uint8Array = await expand(result.model);
+      await expand(result.model, { onModelData: (chunk: Uint8Array) => void chunk.byteLength, chunks: 'view' });
+      // shrink() with a target is target mode, typed as such (README, "Target mode").
+      const aimed = await shrink(plain, { target: 'agree=0.999', decision: 'threshold:0.3', samples: { x: plain }, tensorBits: { w: 10 } });
+      console.log(aimed.target.chosen.bytes, aimed.model.byteLength);
       const v: string = await version();
       const file: FileSource = fileSource('silero.onnx');
       file.close();
