@@ -121,7 +121,8 @@ struct Options {
                                        // halves the rounding error. 0 (auto): 8, and a 9th and a
                                        // 10th bit for as many tensors as the bytes that `small`
                                        // saves pay for, lowest estimated SQNR first: the result
-                                       // is never larger than with 8. Codebooks keep 8; so do
+                                       // is never larger than with 8 and the small tensors
+                                       // kept (SmallTensors::Keep). Codebooks keep 8; so do
                                        // models below opset 10 (whose Mod the graph needs).
   SmallTensors small = SmallTensors::Auto;
   // int8: bits for named tensors (of at least min_elements values), instead of `bits` (0: auto):

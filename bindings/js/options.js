@@ -27,7 +27,7 @@ export const OPTIONS = [
     help: 'Cast->Mul->Add, folded at load (fold), or DequantizeLinear (dq)' },
   { key: 'bits', flag: '--bits', mode: 'int8', words: ['auto'], numbers: [2, 3, 4, 5, 6, 7, 8, 9, 10, 12, 16], default: 'auto',
     help: 'bits per value of the codes. auto: 8, plus a 9th and 10th for the tensors the bytes `small` saves pay for, ' +
-          'lowest estimated SQNR first: never larger than 8 bits alone. A number: that many for every tensor that can take them ' +
+          'lowest estimated SQNR first: never larger than 8 bits with the small tensors kept. A number: that many for every tensor that can take them ' +
           '(2 to 7: still one byte per value, which gzip and brotli store in about that many bits)' },
   { key: 'tensorBits', flag: '--tensor-bits', mode: 'int8', default: {},
     help: 'bits for the named tensors instead of `bits`: {name: bits} (on the command line NAME=BITS,...)' },

@@ -58,7 +58,8 @@ std::string usage() {
          more + "palette: auto (default) | kmeans | uniform (the original)\n" +
          flag("--form " + alternatives(kFormWords), "int8: Cast->Mul->Add, folded at load (default) | DequantizeLinear") +
          flag("--bits " + bits, "int8: bits per value of the codes (default auto: 8, plus a 9th and") +
-         more + "10th where the bytes --small saves pay for them, never larger);\n" +
+         more + "10th where the bytes --small saves pay for them: never larger than\n" +
+         more + "8 bits with --small keep);\n" +
          more + "2..7: one byte per value still, but gzip and brotli store about that many\n" +
          flag("--tensor-bits NAME=B,...", "int8: bits for the named tensors instead of --bits") +
          flag("--min-elements N", "smaller tensors get no 8-bit codes (default 16384)") +
