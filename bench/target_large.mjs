@@ -8,7 +8,7 @@
 //
 //   node bench/target_large.mjs [MODEL.onnx] [--target relL2=0.01] [--samples 8] [--cancel-after S]
 //
-// MODEL defaults to bench/out/models/conv-150.onnx (`python3 bench/make_shapes.py conv 150`).
+// MODEL defaults to bench/out/models/conv-150.onnx (`/usr/bin/python3 bench/make_shapes.py conv 150 bench/out/models/conv-150.onnx`).
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';

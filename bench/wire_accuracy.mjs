@@ -35,7 +35,7 @@ export const WIRE_MODELS = [
     samples: () => ({ x: pageQuadrants() }), shapes: { x: [1, 3, 160, 320] }, feedBack: {}, unit: 'pixels' },
   { key: 'silero', name: 'silero VAD', file: 'silero_vad_v5.onnx', decision: 'threshold:0.5',
     samples: () => ({ input: speechChunks(), state: 0, sr: 16000 }), shapes: { input: [1, 512], state: [2, 1, 128] },
-    feedBack: { stateN: 'state' }, unit: 'chunks' },
+    feedBack: { state: 'stateN' }, unit: 'chunks' },
   { key: 'transformer', name: 'char transformer', file: 'char_transformer.onnx', decision: 'argmax',
     samples: () => ({ tokens: fixture('char_transformer_tokens.bin') }), shapes: { tokens: [1, 128] }, feedBack: {}, unit: 'positions' },
 ];

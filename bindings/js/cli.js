@@ -20,6 +20,7 @@ import { BROTLI_STREAM_FROM, brotliSize, chosenBrotli, streamedBrotli } from './
 import { gateFlags, loadOnnxRuntime, openCheck, targetFeeds, verifyFeeds } from './cli_verify.js';
 import { compressedSizes } from './compressed_sizes.js';
 import { OnnxShrinkError, expand, inspect, shrink, shrinkToTarget, version } from './index.node.js';
+import { meets } from './target.js';
 import { oneSidedOutputs, suspicions, worstOutput } from './verify.js';
 
 async function processOne(model, a, many, rows, reports, readFiles) {
@@ -239,8 +240,14 @@ async function targetOne(source, model, output, a, rows, reports, inputFiles) {
   const { target, report } = result;
   report.target = target;
   const row = { input, output: null, before: bytes.byteLength, report, target, goalText: a.target };
-  // Calibration samples that cannot tell files apart (target.js: calibrationDoubts): a warning.
-  if (target.doubts?.length) warn(a, `${input === '-' ? 'standard input' : input}: --target ${a.target}: ${target.doubts.join(';\n  ')}`);
+  // Calibration samples that cannot tell files apart (target.js: calibrationDoubts): a warning,
+  // with --quiet too, as is a chosen file that misses the target on the samples held out (the
+  // table says so when it is printed).
+  const named = `${input === '-' ? 'standard input' : input}: --target ${a.target}`;
+  if (target.doubts?.length) warn(a, `${named}: ${target.doubts.join(';\n  ')}`, true);
+  if (a.quiet && target.met && target.chosen.heldOut && !meets(target.goal, target.chosen.heldOut)) {
+    warn(a, `${named}: the chosen file misses it on the ${target.samples?.heldOut ?? ''} samples held out: calibrate on more samples like those the model will meet`, true);
+  }
   if (target.met) {
     refuseToReplaceInputs(inputFiles, [output]);
     const file = new TempFile(output);

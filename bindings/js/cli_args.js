@@ -164,6 +164,7 @@ function checkTargetFlags(a) {
   }
   const refused = [['--verify', a.verify], ['--inspect', a.inspect], ['--expand', a.expand], ['--mode palette', a.options.mode === 'palette'],
                    ['--bits', a.options.bits !== undefined], ['--tensor-bits', a.options.tensorBits !== undefined],
+                   ['--external-data external (the points are sized as single files)', a.options.externalData === 'external'],
                    ['--scheme tensor (8 bits only)', a.schemes.includes('tensor')],
                    ['a list of schemes', a.schemes.length > 1]].filter(([, on]) => on).map(([what]) => what);
   if (refused.length) {

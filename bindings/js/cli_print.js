@@ -7,8 +7,9 @@ import { FEW_SAMPLES, declaredShape, worstOutput } from './verify.js';
 import { evidenceLines } from './target_table.js';
 
 // A warning on standard error, unless --quiet; a progress bar on the line is cleared first.
-export function warn(a, text) {
-  if (a.quiet) return;
+// `always`: said with --quiet too (what makes the result doubtful).
+export function warn(a, text, always = false) {
+  if (a.quiet && !always) return;
   process.stderr.write(`${process.stderr.isTTY ? '\r\x1b[K' : ''}onnx-shrink: warning: ${text}\n`);
 }
 

@@ -113,6 +113,7 @@ export function verifyFeeds(report, a, flag = '--verify') {
         throw new Error(`the model has no input '${input}' to feed '${output}' back into (its inputs: ${report.model.inputs.map((i) => i.name).join(', ')})`);
       }
     }
+    checkOneSource(a.inputFiles, a.values);
     const inputs = verifyInputs(report.model.inputs, a.dim, a.shapes, a.values, a.inputFiles);
     // Dimensions the model leaves open and the user set neither by --shape, by data (--input) nor
     // by --dim: the check runs on a guess of them.
@@ -128,6 +129,11 @@ export function verifyFeeds(report, a, flag = '--verify') {
 // values would say nothing of the model in use: every input needs data or a value, every shape
 // must be known.
 export function targetFeeds(report, a) {
+  try {
+    checkInputNames(report.model.inputs, [...Object.keys(a.inputFiles), ...Object.keys(a.values), ...Object.keys(a.shapes)]);
+  } catch (e) {
+    throw new OnnxShrinkError(`--target: ${e.message}`, 'BAD_OPTION');
+  }
   // Open dimensions of any input without --shape (data does not tell them: a file of several
   // samples could hold any split), unless --dim sets them all.
   const open = a.dimGiven ? [] : guessedDimensions(report.model.inputs, Object.keys(a.shapes));
@@ -149,14 +155,25 @@ export function targetFeeds(report, a) {
 }
 
 
-// The declared inputs with their shapes (symbolic dimensions become --dim, or --shape's),
-// --value's fixed values and --input's files, for sampleFeeds.
-function verifyInputs(inputs, unknown, shapes, values, files) {
-  for (const name of [...Object.keys(files), ...Object.keys(values), ...Object.keys(shapes)]) {
+// Names given to --input, --value and --shape that the model's inputs lack, and an input given
+// both data and a value, as errors.
+function checkInputNames(inputs, names) {
+  for (const name of names) {
     if (!inputs.some((input) => input.name === name)) {
       throw new Error(`the model has no input '${name}' (its inputs: ${inputs.map((i) => i.name).join(', ')})`);
     }
   }
+}
+
+function checkOneSource(files, values) {
+  const both = Object.keys(files).find((name) => values[name] !== undefined);
+  if (both !== undefined) throw new Error(`input '${both}' is given both --input (data) and --value: give one`);
+}
+
+// The declared inputs with their shapes (symbolic dimensions become --dim, or --shape's),
+// --value's fixed values and --input's files, for sampleFeeds.
+function verifyInputs(inputs, unknown, shapes, values, files) {
+  checkInputNames(inputs, [...Object.keys(files), ...Object.keys(values), ...Object.keys(shapes)]);
   return inputs.map((input) => {
     let bytes;
     if (files[input.name] !== undefined) {

@@ -251,14 +251,24 @@ export interface FileSource extends Reader {
 }
 export declare function fileSource(path: string): FileSource;
 
-/** Target mode's options (Node): shrink()'s, and what to meet, on what. */
-export interface TargetOptions extends ShrinkOptions {
+/**
+ * Target mode's options (Node): shrink()'s, and what to meet, on what. Not taken (the search sets
+ * them, or they would change the files it sized): bits, tensorBits, externalData 'external',
+ * onModelData, onExternalData, chunks; mode 'palette' and scheme 'tensor'. onReport is called once,
+ * with the chosen file's report; onProgress returning false or `signal` stops the search
+ * (OnnxShrinkError 'CANCELLED').
+ */
+export interface TargetOptions extends Omit<ShrinkOptions, 'bits' | 'tensorBits' | 'onModelData' | 'onExternalData' | 'chunks'> {
   /** 'relL2=N', 'maxAbs=N', 'agree=N' (with `decision`), 'size=1.2MB' or 'size=0.25' (of the original), or 'default'. */
   target: string;
   /** What "smallest" counts: 'brotli' (default; quality 9 for each point), 'gzip' (-9) or 'raw'. */
   objective?: 'brotli' | 'gzip' | 'raw';
-  /** Per input: raw little-endian values, samples back to back (as the CLI's --input), or a number: that value in every sample (as --value). */
-  samples?: Record<string, Uint8Array | number>;
+  /**
+   * Per input: raw little-endian values, samples back to back (as the CLI's --input; any typed
+   * array or ArrayBuffer is taken as its bytes), or a number (a bigint for int64): that value in
+   * every sample (as --value).
+   */
+  samples?: Record<string, Uint8Array | ArrayBufferView | ArrayBuffer | number | bigint>;
   /** Shapes of inputs with open dimensions. */
   shapes?: Record<string, number[]>;
   /** For agree=: 'argmax' (over each output's last axis) or 'threshold:N'. */

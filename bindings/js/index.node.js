@@ -3,8 +3,7 @@
 // larger than memory (or than WebAssembly's 4 GB) can be shrunk.
 import { closeSync, fstatSync, openSync, readFileSync, readSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
-import { brotliCompress, brotliCompressSync, constants, gzip, gzipSync } from 'node:zlib';
+import { brotliCompressSync, constants, createBrotliCompress, createGzip, gzipSync } from 'node:zlib';
 import { createApi, OnnxShrinkError } from './core.js';
 import { makeEvaluator, parseDecision, parseTarget, searchTarget } from './target.js';
 import { declaredShape, sampleCount } from './verify.js';
@@ -39,12 +38,30 @@ export function objectiveSize(bytes, objective, quality = 11) {
 
 const brotliOptions = (bytes, quality) => ({ params: { [constants.BROTLI_PARAM_QUALITY]: quality, [constants.BROTLI_PARAM_SIZE_HINT]: bytes.byteLength } });
 
-// objectiveSize's, compressed on zlib's threads (beside the next candidate's measure).
-const brotliLater = promisify(brotliCompress), gzipLater = promisify(gzip);
-async function objectiveSizeLater(bytes, objective, quality) {
+// objectiveSize's, compressed on zlib's threads (beside the next candidate's measure), in pieces of
+// SIZING_PIECE bytes, telling onFraction(f) the fraction compressed after each (brotli at quality 9
+// of a 37 MB point takes 5 to 15 s on two busy cores). The same bytes as one call's: a stream with
+// the whole size as its hint compresses as brotliCompressSync does (compressed_sizes.js).
+const SIZING_PIECE = 1 << 20;
+function objectiveSizeLater(bytes, objective, quality, onFraction, signal) {
   if (objective === 'raw') return bytes.byteLength;
-  if (objective === 'gzip') return (await gzipLater(bytes, { level: 9 })).byteLength;
-  return (await brotliLater(bytes, brotliOptions(bytes, quality))).byteLength;
+  const stream = objective === 'gzip' ? createGzip({ level: 9 }) : createBrotliCompress(brotliOptions(bytes, quality));
+  let size = 0;
+  stream.on('data', (chunk) => (size += chunk.byteLength));
+  const done = new Promise((resolve, reject) => {
+    const cancel = () => {
+      stream.destroy();
+      reject(new OnnxShrinkError('cancelled', 'CANCELLED'));
+    };
+    signal?.addEventListener('abort', cancel, { once: true });
+    stream.on('end', () => resolve(size)).on('error', reject).on('close', () => signal?.removeEventListener('abort', cancel));
+  });
+  const pieces = Math.max(1, Math.ceil(bytes.byteLength / SIZING_PIECE));
+  for (let k = 0; k < pieces; k++) {
+    stream.write(bytes.subarray(k * SIZING_PIECE, (k + 1) * SIZING_PIECE), () => onFraction?.((k + 1) / pieces));
+  }
+  stream.end();
+  return done;
 }
 
 /**
@@ -59,9 +76,10 @@ async function objectiveSizeLater(bytes, objective, quality) {
  * Resolves as shrink() does, with `target`: the points tried and the one chosen.
  */
 export async function shrinkToTarget(input, options = {}) {
-  const { target, objective = 'brotli', samples, shapes = {}, decision, feedBack = {}, onProgress, ...rest } = options;
+  const { target, objective = 'brotli', samples, shapes = {}, decision, feedBack = {}, onProgress, onReport, signal, ...rest } = options;
   const bad = (message) => new OnnxShrinkError(message, 'BAD_OPTION');
   if (!(input instanceof Uint8Array)) throw bad('target mode takes the model as bytes (a Uint8Array): it runs the model in onnxruntime-node');
+  if (signal !== undefined && (typeof signal !== 'object' || signal === null || !('aborted' in signal))) throw bad("option 'signal' should be an AbortSignal");
   let goal;
   try {
     goal = target === 'default' ? { kind: 'default' } : parseTarget(target);
@@ -69,27 +87,50 @@ export async function shrinkToTarget(input, options = {}) {
     throw bad(`target: ${e.message}`);
   }
   if (goal.kind === 'agree' && !decision) throw bad("target: agree= counts decisions kept: give decision ('argmax' or 'threshold:N')");
+  const given = samples === undefined ? {} : sampleValues(samples, bad);
+  if (decision !== undefined && !Object.values(given).some((s) => s instanceof Uint8Array)) {
+    throw bad('decision: decisions are counted on samples, and none are given (samples: { inputName: bytes })');
+  }
+  for (const [name, shape] of Object.entries(shapes ?? {})) {
+    if (!Array.isArray(shape) || !shape.every((d) => Number.isInteger(d) && d > 0)) {
+      throw bad(`shapes: input '${name}' takes an array of whole numbers (e.g. [1, 512]), not ${JSON.stringify(shape) ?? typeof shape}`);
+    }
+  }
+  // Cancelled by `signal`, or by onProgress returning false: the search stops at its next step,
+  // measure or size.
+  const stopper = new AbortController();
+  const stop = () => stopper.abort();
+  if (signal?.aborted) stop();
+  else signal?.addEventListener?.('abort', stop, { once: true });
+  const check = () => {
+    if (stopper.signal.aborted) throw new OnnxShrinkError('cancelled', 'CANCELLED');
+  };
+  const progress = (f, what) => {
+    if (onProgress?.(f, what) === false) stop();
+  };
+  check();
   let measure, observe, split = null, doubts = [];
-  if (samples && Object.values(samples).some((s) => typeof s !== 'number')) {
+  if (Object.values(given).some((s) => s instanceof Uint8Array)) {
     let ort;
     try {
       ort = (await import('onnxruntime-node')).default;
     } catch (e) {
       throw bad(`target mode measures on samples with onnxruntime-node, which does not load here: ${e?.message ?? e}`);
     }
+    progress(0, 'running the original on the samples');
     const report = await api.inspect(input, rest);
-    for (const [what, given] of [['samples', samples], ['shapes', shapes]]) {
-      const unknown = Object.keys(given).filter((name) => !report.model.inputs.some((i) => i.name === name));
-      if (unknown.length) {
-        throw bad(`${what}: the model has no input ${unknown.map((n) => `'${n}'`).join(', ')} (its inputs: ${report.model.inputs.map((i) => i.name).join(', ')})`);
-      }
+    const names = (list) => list.map((i) => i.name).join(', ');
+    for (const [what, named] of [['samples', given], ['shapes', shapes]]) {
+      const unknown = Object.keys(named).filter((name) => !report.model.inputs.some((i) => i.name === name));
+      if (unknown.length) throw bad(`${what}: the model has no input ${unknown.map((n) => `'${n}'`).join(', ')} (its inputs: ${names(report.model.inputs)})`);
     }
+    checkFeedBack(feedBack, report.model, bad);
     const inputs = report.model.inputs.map((i) => {
       const declared = declaredShape(i.shape);
       if (!shapes[i.name] && declared.guessed) throw bad(`input '${i.name}' has open dimensions: give its shape in shapes (e.g. { '${i.name}': [1, 3, 640, 640] })`);
-      const data = samples[i.name];
+      const data = given[i.name];
       if (data === undefined) throw bad(`samples has no data for input '${i.name}'`);
-      return { name: i.name, dtype: i.dtype, shape: shapes[i.name] ?? declared.shape, ...(typeof data === 'number' ? { value: data } : { bytes: data }) };
+      return { name: i.name, dtype: i.dtype, shape: shapes[i.name] ?? declared.shape, ...(data instanceof Uint8Array ? { bytes: data } : { value: data }) };
     });
     let how;
     try {
@@ -108,24 +149,69 @@ export async function shrinkToTarget(input, options = {}) {
     } catch (e) {
       throw bad(`target: the original model does not run on the samples: ${e.message}`);
     }
-    measure = evaluator.measure;
-    observe = evaluator.observe;
+    measure = async (...args) => {
+      check();
+      const measured = await evaluator.measure(...args);
+      check();
+      return measured;
+    };
+    observe = evaluator.observe && (async (...args) => {
+      check();
+      const seen = await evaluator.observe(...args);
+      check();
+      return seen;
+    });
     split = { calibration: evaluator.calibrate, heldOut: evaluator.samples - evaluator.calibrate };
     doubts = evaluator.doubts;
   }
   try {
     const result = await searchTarget(input, {
-      engine: { shrink: api.shrink, inspect: api.inspect, expand: api.expand }, options: rest, target: goal, objective, measure, observe, onProgress,
-      size: (bytes) => objectiveSizeLater(bytes, objective, 9),
+      engine: { shrink: api.shrink, inspect: api.inspect, expand: api.expand }, options: { ...rest, signal: stopper.signal }, target: goal, objective, measure, observe,
+      onProgress: progress,
+      size: (bytes, onFraction) => objectiveSizeLater(bytes, objective, 9, onFraction, stopper.signal),
       // Only a size given as a fraction of the original's needs it (brotli of 150 MB: 15 s).
       originalBytes: goal.kind === 'size' && goal.fraction !== undefined ? objectiveSize(input, objective, 9) : undefined,
       brotliQuality: 9,
     });
+    check();
     result.target.samples = split;
     result.target.doubts = doubts;
+    // The engine's summary is of the last file built; say what the search gives instead.
+    if (!result.target.met) result.report.summary = `Target ${target} not met: ${result.target.why}. The model returned is the closest file tried; the CLI writes nothing.`;
+    else if (result.target.chosen.beyond === 'the model left alone') result.report.summary = `Target ${target}: only the model left alone meets it; no tensor is shrunk.`;
+    onReport?.(result.report);
     return result;
   } catch (e) {
     throw e instanceof OnnxShrinkError ? e : bad(`target: ${e.message}`);
+  }
+}
+
+// `samples` as target mode takes it: each input's bytes (a Uint8Array, any other typed array or
+// DataView as its bytes, or an ArrayBuffer), or one number (a bigint for int64) for every value.
+function sampleValues(samples, bad) {
+  if (typeof samples !== 'object' || samples === null || Array.isArray(samples) || ArrayBuffer.isView(samples)) {
+    throw bad('samples takes { inputName: bytes or a number }, one entry per input of the model');
+  }
+  return Object.fromEntries(Object.entries(samples).map(([name, v]) => {
+    if (typeof v === 'number' || typeof v === 'bigint') return [name, v];
+    if (v instanceof ArrayBuffer) return [name, new Uint8Array(v)];
+    if (ArrayBuffer.isView(v)) return [name, new Uint8Array(v.buffer, v.byteOffset, v.byteLength)];
+    throw bad(`samples: input '${name}' takes its samples' bytes (a Uint8Array, another typed array or an ArrayBuffer) or one number, not ${describe(v)}`);
+  }));
+}
+
+const describe = (v) => (v === null ? 'null' : Array.isArray(v) ? 'an array (put its values in a typed array)' : typeof v === 'string' ? `the string '${v}'` : `a value of type ${typeof v}`);
+
+// feedBack: { input: output } (a streaming model's state: the output of one sample fed to that
+// input in the next), checked both ways round.
+function checkFeedBack(feedBack, model, bad) {
+  if (typeof feedBack !== 'object' || feedBack === null) throw bad('feedBack takes { inputName: outputName }');
+  const isInput = (n) => model.inputs.some((i) => i.name === n), isOutput = (n) => model.outputs.some((o) => o.name === n);
+  for (const [to, from] of Object.entries(feedBack)) {
+    if (isInput(to) && isOutput(from)) continue;
+    const turned = isOutput(to) && isInput(from) ? `; it maps an input to the output fed into it: { '${from}': '${to}' }` : '';
+    if (!isInput(to)) throw bad(`feedBack: the model has no input '${to}' to feed an output into (its inputs: ${model.inputs.map((i) => i.name).join(', ')})${turned}`);
+    throw bad(`feedBack: the model has no output '${from}' to feed back into '${to}' (its outputs: ${model.outputs.map((o) => o.name).join(', ')})${turned}`);
   }
 }
 

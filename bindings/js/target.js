@@ -64,9 +64,10 @@ export function parseTarget(text) {
     const s = /^(\d+(?:\.\d+)?)\s*(B|kB|KB|MB|GB)?$/i.exec(value);
     const unit = s?.[2] ? { b: 'B', kb: 'kB', mb: 'MB', gb: 'GB' }[s[2].toLowerCase()] : undefined;
     const n = s ? Number(s[1]) : NaN;
-    // Without a unit: a fraction below 1, or a whole number of bytes (1.5 is neither).
-    if (!s || (!unit && n >= 1 && !Number.isInteger(n))) {
-      throw new Error(`size=${value}: give bytes (e.g. 1200000, 1.2MB) or a fraction of the original below 1 (e.g. 0.25)`);
+    // Without a unit: a fraction below 1, or a whole number of bytes written without a point (1.5
+    // and 1.0 are neither); never 0.
+    if (!s || (!unit && n >= 1 && s[1].includes('.')) || !(n > 0)) {
+      throw new Error(`size=${value}: give bytes (e.g. 1200000, 1.2MB) or a fraction of the original between 0 and 1 (e.g. 0.25)`);
     }
     if (!unit && n < 1) return { kind, fraction: n };
     return { kind, bytes: Math.round(n * { B: 1, kB: 1e3, MB: 1e6, GB: 1e9 }[unit ?? 'B']) };
@@ -290,19 +291,33 @@ export function calibrationAim(target, overfit = 1) {
 }
 
 // The search. `engine`: { shrink, inspect } (the API's); `measure`: makeEvaluator(...).measure, or
-// undefined without samples; `size(bytes)`: the objective's size of a file (brotli, gzip or raw);
+// undefined without samples; `size(bytes, onFraction)`: the objective's size of a file (brotli, gzip
+// or raw), perhaps telling onFraction(f) the fraction of it compressed as it goes;
 // `brotliQuality`: the quality `size` compresses brotli at (the estimate's correction depends on it).
 // Resolves with the chosen file, its report and the evidence.
 export async function searchTarget(model, settings) {
+  const result = await searchAll(model, settings);
+  // The bits each tensor has in the file (a codebook's stay 8 whatever the point asked).
+  if (result.target.tensorBits) {
+    result.target.tensorBits = Object.fromEntries(result.report.tensors.filter((t) => t.changed && t.bits !== undefined).map((t) => [t.name, t.bits]));
+  }
+  return result;
+}
+
+async function searchAll(model, settings) {
   const refused = refusedOptions(settings.options ?? {});
   if (refused) throw new Error(refused);
+  // With samples, 'default' is the default's measured error (rel. L2 on the calibration samples),
+  // and the default's file answers when no smaller one meets it.
+  const byDefault = settings.target.kind === 'default' && settings.measure ? await measuredDefault(model, settings) : null;
+  if (byDefault) settings = { ...settings, target: byDefault.target };
   const several = await searchesSeveral(model, settings);
   const progress = settings.onProgress;
   const share = several ? 1 / 3 : 1;
   const part = (k, what = (w) => w) => progress && ((f, w) => progress(Math.min(1, (k + f) * share), what(w)));
   const result = await searchPath(model, { ...settings, onProgress: part(0) });
   if (result.target.goal.kind === 'default') return noLargerThanDefault(model, settings, result);
-  if (!several) return result;
+  if (!several) return byDefault ? byDefault.noLarger(result) : result;
   // Plain per-channel codes, rounded with the inputs in view where that holds, and without.
   const channel = { ...settings.options, scheme: ALSO_SCHEME };
   const rounded = await searchPath(model, { ...settings, options: channel, onProgress: part(1, (w) => `${w} (per-channel codes)`) });
@@ -312,15 +327,39 @@ export async function searchTarget(model, settings) {
                                               onProgress: part(2, (w) => `${w} (per-channel codes, nearest)`) });
     searches.push(['channel', nearest]);
   }
-  return best(searches);
+  return byDefault ? byDefault.noLarger(best(searches)) : best(searches);
+}
+
+// 'default' with samples: a rel. L2 target at the default's measured error, and noLarger(result):
+// the default's file (a point of the evidence either way) when the result is not smaller.
+async function measuredDefault(model, { engine, options = {}, measure, size }) {
+  const made = await engine.shrink(model, options);
+  const measured = await measure(made.model);
+  const point = { step: -1, default: true, predicted: null, bytes: await size(made.model), raw: made.model.byteLength,
+                  measured: measured.calibration, heldOut: measured.heldOut };
+  const tensorBits = Object.fromEntries(made.report.tensors.filter((t) => t.changed && t.bits !== undefined).map((t) => [t.name, t.bits]));
+  return {
+    target: { kind: 'relL2', value: measured.calibration.relL2, ofDefault: true },
+    noLarger(result) {
+      result.target.points.push(point);
+      if (result.target.met && result.target.chosen.bytes <= point.bytes) return result;
+      return { ...made, target: { ...result.target, met: true, why: undefined, chosen: point, tensorBits } };
+    },
+  };
 }
 
 // Why target mode cannot search with these options, in words (null: it can). It gives each tensor
 // 2 to 10 bits of int8 codes (to 8 with form 'dq'; 12 or 16 past the path's top). The API and the
 // CLI say 'target: ' before it.
-function refusedOptions({ mode = 'int8', scheme = 'auto' }) {
+// Options that would change the points' files after they are sized (external data, a result
+// handed out in pieces) are refused too: the evidence is of the files written.
+function refusedOptions({ mode = 'int8', scheme = 'auto', bits = 'auto', tensorBits = {}, externalData = 'auto', chunks, onModelData, onExternalData }) {
   if (mode !== 'int8') return `each tensor gets int8 codes of 2 to 10 bits, so mode must be 'int8', not '${mode}'`;
   if (scheme === 'tensor') return "each tensor gets its own bits, and scheme 'tensor' (the original tool's formula) has 8 only: give scheme 'auto' or 'channel'";
+  if (bits !== 'auto' || Object.keys(tensorBits ?? {}).length) return 'the search chooses each tensor\'s bits: give neither bits nor tensorBits (exclude keeps a tensor as it is)';
+  if (externalData === 'external') return "the points are sized as single files: externalData 'external' is not taken (give 'auto' or 'inline')";
+  const pieces = [['onModelData', onModelData], ['onExternalData', onExternalData], ['chunks', chunks]].filter(([, v]) => v !== undefined).map(([k]) => k);
+  if (pieces.length) return `the result comes whole (target.chosen is its evidence): ${pieces.join(', ')} ${pieces.length === 1 ? 'is' : 'are'} not taken`;
   return null;
 }
 
@@ -355,7 +394,9 @@ function best(searches) {
   for (const s of searches) {
     for (const p of s[1].target.points) p.scheme = s[0] === 'auto' ? 'auto' : ALSO_SCHEME, (p.rounding = s[0] === 'channel+gptq' ? 'gptq' : 'nearest');
     const [t, u] = [s[1].target, pick[1].target];
-    if (t.met ? !u.met || score(t) < score(u) : !u.met && missScore(t) < missScore(u)) pick = s;
+    // (Equal error, as files left alone have: the fewer bytes.)
+    const less = t.met && u.met && score(t) === score(u) ? t.chosen.bytes < u.chosen.bytes : score(t) < score(u);
+    if (t.met ? !u.met || less : !u.met && missScore(t) < missScore(u)) pick = s;
   }
   const [key, result] = pick;
   return { ...result, target: { ...result.target, scheme: key === 'auto' ? 'auto' : ALSO_SCHEME, search: key,
@@ -381,7 +422,7 @@ async function searchPath(model, { engine, options = {}, target, objective = 'br
                                    brotliQuality = 9 }) {
   if (!OBJECTIVES.includes(objective)) throw new Error(`the objective is ${OBJECTIVES.join(', ')}, not '${objective}'`);
   if (!measure && MEASURED_KINDS.includes(target.kind)) {
-    throw new Error(`a ${target.kind} target needs samples to measure it on (samples, or the CLI's --input)`);
+    throw new Error(`${target.kind === 'agree' ? 'an' : 'a'} ${target.kind} target needs samples to measure it on (samples, or the CLI's --input)`);
   }
   const stage = (from, to) => (f, what) => onProgress?.(from + (to - from) * f, what);
   const rows = await depthTable(engine.inspect, model, options, stage(0, 0.2));
@@ -429,10 +470,25 @@ async function searchPath(model, { engine, options = {}, target, objective = 'br
   const buildAndMeasure = async (p) => {
     const plain = await build(p);
     const moved = correction?.kept ? await corrected(plain) : null;
-    if (!moved) return { made: plain, sizing: size(plain.model), measured: measure ? await measure(plain.model) : null };
+    if (!moved) return { made: plain, sizing: sizeOf(plain.model), measured: measure ? await measure(plain.model) : null };
     const [a, b] = [await measure(plain.model), await measure(moved.model)];
     const made = lessError(target, b.calibration, a.calibration) ? moved : plain;
-    return { made, sizing: size(made.model), measured: made === moved ? b : a, compared: { without: a.calibration, with: b.calibration } };
+    return { made, sizing: sizeOf(made.model), measured: made === moved ? b : a, compared: { without: a.calibration, with: b.calibration } };
+  };
+  // Each file being sized, with the fraction of it compressed so far (size() may tell it as it
+  // goes): what sized() reports while it waits (150 MB models: up to 20 s without a word).
+  const compressing = [];
+  let onCompressed = null;
+  const sizeOf = (bytes) => {
+    const job = { raw: bytes.byteLength, done: 0 };
+    compressing.push(job);
+    const step = (f) => {
+      job.done = Math.max(job.done, f);
+      onCompressed?.();
+    };
+    const sizing = Promise.resolve(size(bytes, step)).then((b) => (step(1), b));
+    sizing.catch(() => {});  // (a search that stops early leaves sizes it never awaits: cancelled, not unhandled)
+    return sizing;
   };
   const points = [];
   let calibrated = null;
@@ -443,15 +499,28 @@ async function searchPath(model, { engine, options = {}, target, objective = 'br
                     raw: made.model.byteLength, ...(measured ? { measured: measured.calibration, heldOut: measured.heldOut } : {}),
                     ...(made.biasesMoved ? { biasesMoved: made.biasesMoved } : {}),
                     ...(compared ? { biasMove: { without: compared.without.relL2, with: compared.with.relL2 } } : {}) };
-    if (!points.length) calibrated = Promise.resolve(point.bytes).then((b) => wire.calibrate(path[k].bits, b));
+    if (!points.length) {
+      calibrated = Promise.resolve(point.bytes).then((b) => wire.calibrate(path[k].bits, b));
+      calibrated.catch(() => {});  // (as sizeOf's)
+    }
     points.push(point);
     return { made, point };
   };
   // The points' sizes, awaited once the search is over; progress from `from` to the end.
   const sized = async (result, from = 1) => {
-    for (const [i, p] of points.entries()) {
-      if (typeof p.bytes !== 'number') progress(from + ((1 - from) * i) / points.length, `sizing the points tried (${objective})`);
-      p.bytes = await p.bytes;
+    const waiting = compressing.filter((job) => job.done < 1);
+    const total = waiting.reduce((sum, job) => sum + job.raw, 0);
+    let said = -1;
+    onCompressed = () => {
+      const f = waiting.reduce((sum, job) => sum + job.raw * job.done, 0) / total;
+      if (f - said < 0.01 && f < 1) return;
+      progress(from + (1 - from) * (said = f), `sizing the points tried (${objective})`);
+    };
+    if (total) onCompressed();
+    try {
+      for (const p of points) p.bytes = await p.bytes;
+    } finally {
+      onCompressed = null;
     }
     await calibrated;
     for (const p of points) p.estimatedBytes = p.beyond ? undefined : wire.estimate(path[p.step].bits);
@@ -460,19 +529,39 @@ async function searchPath(model, { engine, options = {}, target, objective = 'br
   // Past the path's top (step 7 above), for an error target that its first point misses: the
   // files of BEYOND_PATH, smallest raw first (by dry runs), each built and measured until one meets
   // the target. Resolves with that one ({ made, point }), or null.
-  const beyond = async () => {
+  const beyondFiles = async () => {
     const files = [];
     for (const rung of beyondPath(options)) {
       const settings = rung.original ? { ...options, tensorBits: {}, small: 'keep', exclude: [...(options.exclude ?? []), ...rows.map((r) => r.name)] }
                                      : { ...options, tensorBits: Object.fromEntries(rows.map((r) => [r.name, rung.bits])), ...(rung.small ? { small: rung.small } : {}) };
       files.push({ rung, settings, raw: (await engine.inspect(base(settings.tensorBits), settings)).totals.modelBytesAfter });
     }
-    files.sort((a, b) => a.raw - b.raw);
+    return files.sort((a, b) => a.raw - b.raw);
+  };
+  // For a size target that the path's top (its least error) meets: the largest of those files
+  // that also meets it (more bits, less error), or null. Only those that fit are points.
+  const beyondInSize = async () => {
+    const files = (await beyondFiles()).filter((f) => f.raw <= goal || objective !== 'raw');
+    for (const [i, { rung, settings }] of files.reverse().entries()) {
+      progress(1, `building and sizing candidates: ${beyondName(rung)}`);
+      const made = { ...(await shrinkAt(settings)), tensorBits: settings.tensorBits };
+      const bytes = await sizeOf(made.model);
+      if (bytes > goal) continue;
+      const measured = measure ? await measure(made.model) : null;
+      const point = { step: -(i + 1), beyond: beyondName(rung), predicted: null, estimatedBytes: undefined, bytes, raw: made.model.byteLength,
+                      ...(measured ? { measured: measured.calibration, heldOut: measured.heldOut } : {}) };
+      points.push(point);
+      return { made, point };
+    }
+    return null;
+  };
+  const beyond = async () => {
+    const files = await beyondFiles();
     for (const [i, { rung, settings }] of files.entries()) {
       progress(1, `building and measuring candidates: ${beyondName(rung)}`);
       const made = { ...(await shrinkAt(settings)), tensorBits: settings.tensorBits };
       const measured = await measure(made.model);
-      const point = { step: -(i + 1), beyond: beyondName(rung), predicted: null, estimatedBytes: undefined, bytes: size(made.model),
+      const point = { step: -(i + 1), beyond: beyondName(rung), predicted: null, estimatedBytes: undefined, bytes: sizeOf(made.model),
                       raw: made.model.byteLength, measured: measured.calibration, heldOut: measured.heldOut };
       points.push(point);
       if (ok(point)) return { made, point };
@@ -509,7 +598,7 @@ async function searchPath(model, { engine, options = {}, target, objective = 'br
       nearEnough: (a, b) => Math.abs(path[a].bytes - path[b].bytes) <= GUIDED_BYTES_TOLERANCE * Math.max(path[a].bytes, path[b].bytes),
       onStep: (f) => progress(GUIDED_SHARE * f, 'building and measuring candidates'),
     });
-    const past = met || !pastTop ? null : await beyond();
+    const past = met ? (bySize && chosen.point.step === 0 ? await beyondInSize() : null) : pastTop ? await beyond() : null;
     if (past) return sized({ ...past.made, target: { met: true, ...evidence, chosen: past.point, tensorBits: past.made.tensorBits } }, GUIDED_SHARE);
     const why = met ? undefined : missedAll;
     return sized({ ...chosen.made, target: { met, ...evidence, chosen: chosen.point,
@@ -534,6 +623,8 @@ async function searchPath(model, { engine, options = {}, target, objective = 'br
     else if (bySize) lo = mid + 1;
     else hi = mid - 1;
   }
+  const roomier = bySize && chosen.point.step === 0 ? await beyondInSize() : null;
+  if (roomier) chosen = roomier;
   return sized({ ...chosen.made, target: { met: true, ...evidence, chosen: chosen.point, tensorBits: chosen.made.tensorBits } });
 }
 

@@ -22,10 +22,10 @@ function reached(goal, point, formatBytes, objective, aim) {
   const tighter = aim && aim.value !== calibrationAim(goal).value ? ', tighter as the weights were rounded with these samples\' inputs in view' : '';
   if (goal.kind === 'agree') {
     return `keeps ${share(m.agreement)} of decisions (the target: ${share(goal.value)} or more; calibrated to ${share((aim ?? calibrationAim(goal)).value)}, ` +
-           `half the loss, as decisions near the threshold flip from sample to sample${tighter})`;
+           `half the loss, as decisions near the boundary flip from sample to sample${tighter})`;
   }
   const to = tighter ? `; calibrated to ${error(aim.value)}${tighter}` : '';
-  if (goal.kind === 'relL2') return `moves the worst output by rel. L2 ${error(m.relL2)} (the target: ${error(goal.value)} or less${to})`;
+  if (goal.kind === 'relL2') return `moves the worst output by rel. L2 ${error(m.relL2)} (the target: ${error(goal.value)} or less${goal.ofDefault ? ", the default's" : ''}${to})`;
   if (goal.kind === 'maxAbs') return `moves an output value by ${error(m.maxAbs)} at most (the target: ${error(goal.value)} or less${to})`;
   if (goal.kind === 'size') return `is ${formatBytes(point.bytes, 3)} by ${OBJECTIVE_NAMES[objective]} (the target: ${formatBytes(goal.bytes, 3)} or less)`;
   return `has a predicted rel. L2 of ${error(point.predicted)} (the default's, by the same estimate: ${error(goal.predicted)})`;
@@ -67,7 +67,8 @@ export function roundingText(r, error) {
   const how = `every tensor at ${r.measured.bits} bits, each half of the calibration samples rounding for the other half: ` +
               `the target's measure ${error(r.measured.without)} nearest, ${error(r.measured.with)} with the inputs in view`;
   return r.kept ? `Per-channel codes of ${r.layers} layers rounded with the samples' inputs in view (GPTQ, damped by ${r.measured.damping}; ${how}); ` +
-                  `the calibration samples are held to a target ${r.overfit.toFixed(2)}× tighter, as the rounding fits them.`
+                  (r.overfit.toFixed(2) === '1.00' ? 'it fits the calibration samples no closer than others, so they are held to the target itself.'
+                                                   : `the calibration samples are held to a target ${r.overfit.toFixed(2)}× tighter, as the rounding fits them.`)
                 : `Per-channel codes were rounded to the nearest code: rounding with the inputs in view did not hold on samples it did not see (${how}).`;
 }
 

@@ -108,8 +108,8 @@ const TYPES = {
   uint16: { Typed: Uint16Array, make: Math.round },
   int32: { Typed: Int32Array, make: Math.round },
   uint32: { Typed: Uint32Array, make: Math.round },
-  int64: { Typed: BigInt64Array, make: (v) => BigInt(Math.round(v)) },
-  uint64: { Typed: BigUint64Array, make: (v) => BigInt(Math.round(v)) },
+  int64: { Typed: BigInt64Array, make: (v) => (typeof v === 'bigint' ? v : BigInt(Math.round(v))) },
+  uint64: { Typed: BigUint64Array, make: (v) => (typeof v === 'bigint' ? v : BigInt(Math.round(v))) },
   bool: { Typed: Uint8Array, make: (v) => (v ? 1 : 0) },
 };
 
@@ -135,6 +135,18 @@ function valueCount({ name, shape }) {
   return n;
 }
 
+// A value to fill an input with: a number (a whole one for integer types), or a bigint for int64
+// and uint64.
+function checkValue({ name, dtype, value }, Typed, float) {
+  const wide = Typed === BigInt64Array || Typed === BigUint64Array;
+  if (typeof value === 'bigint' ? !wide : typeof value !== 'number') {
+    throw new Error(`input '${name}' (${dtype}) is filled with a number${wide ? ' or a bigint' : ''}, not ${typeof value === 'bigint' ? 'a bigint' : JSON.stringify(value) ?? typeof value}`);
+  }
+  if (!float && dtype !== 'bool' && typeof value === 'number' && !Number.isInteger(value)) {
+    throw new Error(`input '${name}' is ${dtype}: fill it with a whole number, not ${value}`);
+  }
+}
+
 // How many samples the inputs' data hold: a data file holds one or more values of its input's
 // shape back to back (e.g. 208 chunks of speech, or 16 images), and every file must hold as many.
 // 1 when no input has data. An input whose shape was guessed (`guessed`: the model leaves
@@ -144,7 +156,8 @@ export function sampleCount(inputs) {
   for (const input of inputs) {
     const { name, dtype, shape, bytes, guessed } = input;
     const values = valueCount(input);
-    const { Typed } = typeOf(input);
+    const { Typed, float } = typeOf(input);
+    if (input.value !== undefined) checkValue(input, Typed, float);
     if (!bytes) continue;
     const each = values * Typed.BYTES_PER_ELEMENT;
     const n = each ? bytes.byteLength / each : 0;
@@ -154,7 +167,7 @@ export function sampleCount(inputs) {
     }
     if (!Number.isInteger(n) || n < 1) {
       throw new Error(`input '${name}' of shape [${shape.join(', ')}] and type ${dtype} takes ${each} bytes per sample, ` +
-                      `the data given has ${bytes.byteLength}` + (each && bytes.byteLength > each ? ', not a whole number of samples' : ''));
+                      `the data given has ${bytes.byteLength} bytes` + (each && bytes.byteLength > each ? ', not a whole number of samples' : ''));
     }
     if (count !== null && n !== count) {
       throw new Error(`the data for '${first}' holds ${count} samples, the data for '${name}' ${n}: give every input as many`);

@@ -32,7 +32,9 @@ test('targets and decisions are parsed, and bad ones named', () => {
   assert.deepEqual(parseTarget('size=0.25'), { kind: 'size', fraction: 0.25 });
   assert.deepEqual(parseTarget('size=1.5mb'), { kind: 'size', bytes: 1500000 });
   assert.deepEqual(parseTarget('size=900000'), { kind: 'size', bytes: 900000 });
-  assert.throws(() => parseTarget('size=1.5'), /size=1\.5: give bytes \(e\.g\. 1200000, 1\.2MB\) or a fraction of the original below 1/);
+  assert.throws(() => parseTarget('size=1.5'), /size=1\.5: give bytes \(e\.g\. 1200000, 1\.2MB\) or a fraction of the original between 0 and 1/);
+  assert.throws(() => parseTarget('size=1.0'), /size=1\.0: give bytes/);
+  assert.throws(() => parseTarget('size=0'), /size=0: give bytes/);
   assert.throws(() => parseTarget('agree=2'), /from 0 to 1/);
   assert.throws(() => parseTarget('accuracy=1'), /a target is relL2=N/);
   assert.deepEqual(parseDecision('threshold:0.3'), { threshold: 0.3 });
@@ -204,4 +206,60 @@ test('with form dq (DequantizeLinear: 8-bit codes), the path stops at 8 bits and
   assert.equal(tight.target.met, true, tight.target.why);
   assert.deepEqual(tight.target.points.filter((p) => p.beyond).map((p) => p.beyond).slice(0, 1), ['every tensor at 8 bits, small ones kept']);
   assert.equal(tight.target.points.find((p) => p.step === 0).measured.relL2 > 1e-4, true);
+});
+
+test("target mode's options: what it refuses, the samples' types, shapes and feedBack checked; onProgress returning false and signal cancel; onReport once", async () => {
+  const silero = new Uint8Array(readFileSync(path.join(root, 'tests', 'fixtures', 'silero_vad_v5.onnx')));
+  const shapes = { input: [1, 512], state: [2, 1, 128] };
+  const bad = (re) => (e) => e.code === 'BAD_OPTION' && re.test(e.message);
+  for (const [extra, re] of [[{ bits: 8 }, /give neither bits nor tensorBits/], [{ tensorBits: { x: 8 } }, /give neither bits nor tensorBits/],
+                             [{ externalData: 'external' }, /externalData 'external' is not taken/], [{ onModelData: () => {} }, /onModelData is not taken/],
+                             [{ chunks: 'view', onExternalData: () => {} }, /onExternalData, chunks are not taken/]]) {
+    await assert.rejects(shrink(silero, { target: 'size=0.3', ...extra }), bad(re), JSON.stringify(Object.keys(extra)));
+  }
+  const speech = readFileSync(path.join(root, 'tests', 'fixtures', 'speech.bin')).subarray(0, 2048);
+  const samples = { input: speech, state: 0, sr: 16000 };
+  await assert.rejects(shrink(silero, { target: 'relL2=0.1', samples: { ...samples, input: [0.1, 0.2] }, shapes }),
+                       bad(/samples: input 'input' takes its samples' bytes \(a Uint8Array, another typed array or an ArrayBuffer\) or one number, not an array/));
+  // Any typed array is its bytes: 5 float32 values are 20 bytes, not 5.
+  await assert.rejects(shrink(silero, { target: 'relL2=0.1', samples: { ...samples, input: new Float32Array(5) }, shapes }),
+                       bad(/input 'input' of shape \[1, 512\] and type float32 takes 2048 bytes per sample, the data given has 20 bytes/));
+  await assert.rejects(shrink(silero, { target: 'relL2=0.1', samples, shapes: { ...shapes, input: '1x512' } }),
+                       bad(/shapes: input 'input' takes an array of whole numbers \(e\.g\. \[1, 512\]\), not "1x512"/));
+  await assert.rejects(shrink(silero, { target: 'relL2=0.1', samples, shapes, feedBack: { stateN: 'state' } }),
+                       bad(/feedBack: the model has no input 'stateN' .*; it maps an input to the output fed into it: \{ 'state': 'stateN' \}/));
+  await assert.rejects(shrink(silero, { target: 'relL2=0.1', samples: { ...samples, sr: 16000.5 }, shapes }), bad(/input 'sr' is int64: fill it with a whole number, not 16000\.5/));
+  await assert.rejects(shrink(silero, { target: 'size=0.3', decision: 'argmax' }), bad(/decision: decisions are counted on samples/));
+  // Stopped from onProgress, or by a signal.
+  let calls = 0;
+  await assert.rejects(shrink(silero, { target: 'size=0.3', onProgress: () => (++calls, false) }), (e) => e.code === 'CANCELLED');
+  assert.ok(calls >= 1);
+  const controller = new AbortController();
+  controller.abort();
+  await assert.rejects(shrink(silero, { target: 'size=0.3', signal: controller.signal }), (e) => e.code === 'CANCELLED');
+  // onReport: once, with the chosen file's report; a bigint fills an int64 input.
+  const reports = [];
+  const r = await shrink(silero, { target: 'size=0.3', onReport: (x) => reports.push(x) });
+  assert.equal(reports.length, 1);
+  assert.equal(reports[0], r.report);
+  const measured = await shrink(silero, { target: 'size=0.3', samples: { ...samples, sr: 16000n }, shapes });
+  assert.equal(measured.target.met, true, measured.target.why);
+});
+
+test("a size target that the path's top meets takes a file past it that also fits (less error); 'default' with samples is the default's measured error", async () => {
+  const silero = new Uint8Array(readFileSync(path.join(root, 'tests', 'fixtures', 'silero_vad_v5.onnx')));
+  const roomy = await shrink(silero, { target: 'size=0.9' });
+  const t = roomy.target;
+  assert.equal(t.met, true, t.why);
+  assert.ok(t.chosen.beyond, JSON.stringify(t.chosen));
+  assert.ok(t.chosen.bytes <= t.goal.bytes && t.chosen.bytes > t.points.find((p) => p.step === 0).bytes, JSON.stringify(t.chosen));
+  assert.equal(objectiveSize(roomy.model, 'brotli', 9), t.chosen.bytes);
+  // With samples, 'default' is a rel. L2 target at the default's measured error, and never more bytes than the default.
+  const spec = WIRE_MODELS.find((m) => m.key === 'silero');
+  const d = await shrink(silero, { target: 'default', samples: spec.samples(), shapes: spec.shapes, feedBack: spec.feedBack, scheme: 'channel' });
+  const plain = d.target.points.find((p) => p.default);
+  assert.equal(d.target.met, true, d.target.why);
+  assert.equal(d.target.goal.kind, 'relL2');
+  assert.equal(d.target.goal.value, plain.measured.relL2);
+  assert.ok(d.target.chosen.bytes <= plain.bytes && d.target.chosen.measured.relL2 <= plain.measured.relL2, JSON.stringify([d.target.chosen, plain]));
 });
