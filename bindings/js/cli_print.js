@@ -53,7 +53,7 @@ export function printTable(rows, a) {
   // Brotli's quality in its header, and beside a size of another quality (results over 4 MB).
   const qualities = rows.map((r) => r.brotli?.quality).filter(Boolean);
   const quality = qualities[0] ?? 11;
-  const header = ['model', 'before', 'after', 'gzip', `brotli -q ${quality}`, 'size'];
+  const header = ['model', 'before', 'after', 'gzip -6', `brotli -q ${quality}`, 'size'];
   // Each file as the user would type it from here (out/a/x.shrunk.onnx), or its name when far off.
   const shown = (file) => {
     if (file === '-') return '(stdout)';

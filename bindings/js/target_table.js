@@ -72,6 +72,12 @@ export function roundingText(r, error) {
                 : `Per-channel codes were rounded to the nearest code: rounding with the inputs in view did not hold on samples it did not see (${how}).`;
 }
 
+// ' (output NAME)': which output the worst `key` is of, when the model has more than one.
+function whose(m, key) {
+  const worst = m.perOutput?.length > 1 ? m.perOutput.find((o) => o[key] === m[key]) : null;
+  return worst ? ` (${worst.name})` : '';
+}
+
 /**
  * The table's lines. `target`: shrinkToTarget's result.target; `text`: the target as given
  * (agree=0.999); `decision`: as given, or undefined; `name`: the file as shown; `formatBytes(n,
@@ -113,7 +119,7 @@ export function evidenceLines(target, { text, decision, name, formatBytes }) {
     return lines;
   }
   const held = heldOut && chosen.heldOut
-    ? ` On the ${samples.heldOut} held out: rel. L2 ${error(chosen.heldOut.relL2)}, max abs ${error(chosen.heldOut.maxAbs)}` +
+    ? ` On the ${samples.heldOut} held out: rel. L2 ${error(chosen.heldOut.relL2)}${whose(chosen.heldOut, 'relL2')}, max abs ${error(chosen.heldOut.maxAbs)}${whose(chosen.heldOut, 'maxAbs')}` +
       `${decisions ? `, ${share(chosen.heldOut.agreement)} of decisions kept` : ''}` +
       `${!meets(goal, chosen.heldOut) ? ', which MISSES the target: calibrate on more samples like those the model will meet' : ''}.`
     : '';
