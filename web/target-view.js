@@ -173,7 +173,7 @@ const wire = (v) => `${v.objective}${v.quality ? `, quality ${v.quality}` : ''}`
 function targetText(v) {
   const t = v.target;
   if (t.kind === 'agree') return `${(100 * t.value).toPrecision(4)} % of decisions kept`;
-  if (t.kind === 'relL2') return `a relative L2 error of at most ${t.value}`;
+  if (t.kind === 'relL2') return `a relative L2 error of at most ${t.value}${t.ofDefault ? ' (the 8-bit default\'s, measured)' : ''}`;
   if (t.kind === 'maxAbs') return `a max abs error of at most ${t.value}`;
   if (t.kind === 'size') {
     return t.bytes ? `at most ${page.formatBytes(t.bytes)}`

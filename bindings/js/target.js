@@ -317,7 +317,7 @@ async function searchAll(model, settings) {
   const part = (k, what = (w) => w) => progress && ((f, w) => progress(Math.min(1, (k + f) * share), what(w)));
   const result = await searchPath(model, { ...settings, onProgress: part(0) });
   if (result.target.goal.kind === 'default') return noLargerThanDefault(model, settings, result);
-  if (!several) return byDefault ? byDefault.noLarger(result) : result;
+  if (!several) return byDefault ? await byDefault.noLarger(result) : result;
   // Plain per-channel codes, rounded with the inputs in view where that holds, and without.
   const channel = { ...settings.options, scheme: ALSO_SCHEME };
   const rounded = await searchPath(model, { ...settings, options: channel, onProgress: part(1, (w) => `${w} (per-channel codes)`) });
@@ -327,20 +327,21 @@ async function searchAll(model, settings) {
                                               onProgress: part(2, (w) => `${w} (per-channel codes, nearest)`) });
     searches.push(['channel', nearest]);
   }
-  return byDefault ? byDefault.noLarger(best(searches)) : best(searches);
+  return byDefault ? await byDefault.noLarger(best(searches)) : best(searches);
 }
 
 // 'default' with samples: a rel. L2 target at the default's measured error, and noLarger(result):
 // the default's file (a point of the evidence either way) when the result is not smaller.
+// (The default's file is sized last, after the search's points, as the page's worker counts them.)
 async function measuredDefault(model, { engine, options = {}, measure, size }) {
   const made = await engine.shrink(model, options);
   const measured = await measure(made.model);
-  const point = { step: -1, default: true, predicted: null, bytes: await size(made.model), raw: made.model.byteLength,
-                  measured: measured.calibration, heldOut: measured.heldOut };
   const tensorBits = Object.fromEntries(made.report.tensors.filter((t) => t.changed && t.bits !== undefined).map((t) => [t.name, t.bits]));
   return {
     target: { kind: 'relL2', value: measured.calibration.relL2, ofDefault: true },
-    noLarger(result) {
+    async noLarger(result) {
+      const point = { step: -1, default: true, predicted: null, bytes: await size(made.model), raw: made.model.byteLength,
+                      measured: measured.calibration, heldOut: measured.heldOut };
       result.target.points.push(point);
       if (result.target.met && result.target.chosen.bytes <= point.bytes) return result;
       return { ...made, target: { ...result.target, met: true, why: undefined, chosen: point, tensorBits } };
@@ -539,19 +540,18 @@ async function searchPath(model, { engine, options = {}, target, objective = 'br
     return files.sort((a, b) => a.raw - b.raw);
   };
   // For a size target that the path's top (its least error) meets: the largest of those files
-  // that also meets it (more bits, less error), or null. Only those that fit are points.
+  // that also meets it (more bits, less error), or null. Each file sized is a point.
   const beyondInSize = async () => {
     const files = (await beyondFiles()).filter((f) => f.raw <= goal || objective !== 'raw');
     for (const [i, { rung, settings }] of files.reverse().entries()) {
       progress(1, `building and sizing candidates: ${beyondName(rung)}`);
       const made = { ...(await shrinkAt(settings)), tensorBits: settings.tensorBits };
       const bytes = await sizeOf(made.model);
-      if (bytes > goal) continue;
       const measured = measure ? await measure(made.model) : null;
       const point = { step: -(i + 1), beyond: beyondName(rung), predicted: null, estimatedBytes: undefined, bytes, raw: made.model.byteLength,
                       ...(measured ? { measured: measured.calibration, heldOut: measured.heldOut } : {}) };
       points.push(point);
-      return { made, point };
+      if (bytes <= goal) return { made, point };
     }
     return null;
   };
