@@ -370,7 +370,7 @@ function refusedOptions({ mode = 'int8', scheme = 'auto', bits = 'auto', tensorB
 // per-channel codes rounded to the nearest code. The smallest file that meets the target is kept.
 // None wins everywhere (bench/wire_accuracy.mjs, at the default's error): PP-OCR det's file is
 // 0.775x the default's with nearest per-channel codes and 0.887x with the default's; silero VAD's
-// 0.547x with the default's; the char transformer's 0.71x with per-channel codes rounded with its
+// 0.636x with the default's and 1.445x with per-channel codes; the char transformer's 0.71x with per-channel codes rounded with its
 // inputs in view and 0.85x without. A large model (the activation probe) is searched once, to stay
 // within its time.
 export const ALSO_SCHEME = 'channel';
