@@ -175,6 +175,11 @@ function checkTargetFlags(a) {
     throw new UsageError(`--target ${a.target} counts decisions kept: add --decision argmax (the largest value along each output's last axis) ` +
                          'or --decision threshold:N (the side of N each value is on)');
   }
+  const describing = [['--value', a.values], ['--shape', a.shapes], ['--feed-back', a.feedBack]].filter(([, v]) => Object.keys(v).length).map(([flag]) => flag);
+  if (describing.length && !Object.keys(a.inputFiles).length && !MEASURED_KINDS.includes(kind)) {
+    throw new UsageError(`${describing.join(', ')} describe${describing.length === 1 ? 's' : ''} the samples of --input, and there are none: ` +
+                         `--target ${a.target} then works by estimates (add --input NAME=FILE to measure)`);
+  }
   if (MEASURED_KINDS.includes(kind) && !Object.keys(a.inputFiles).length) {
     throw new UsageError(`--target ${a.target} is measured on your data: add --input NAME=FILE (the model's input NAME, raw values, ` +
                          'one sample or several back to back); only size=N and default can do without, by estimates');

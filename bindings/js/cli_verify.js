@@ -107,7 +107,9 @@ export function verifyFeeds(report, a, flag = '--verify') {
   try {
     for (const [input, output] of Object.entries(a.feedBack)) {
       if (!report.model.outputs.some((o) => o.name === output)) {
-        throw new Error(`the model has no output '${output}' to feed back (its outputs: ${report.model.outputs.map((o) => o.name).join(', ')})`);
+        const turned = report.model.outputs.some((o) => o.name === input) && report.model.inputs.some((i) => i.name === output)
+          ? `; --feed-back takes OUTPUT=INPUT: --feed-back ${input}=${output}` : '';
+        throw new Error(`the model has no output '${output}' to feed back (its outputs: ${report.model.outputs.map((o) => o.name).join(', ')})${turned}`);
       }
       if (!report.model.inputs.some((i) => i.name === input)) {
         throw new Error(`the model has no input '${input}' to feed '${output}' back into (its inputs: ${report.model.inputs.map((i) => i.name).join(', ')})`);

@@ -352,8 +352,14 @@ export interface TargetResult extends ShrinkResult {
             /** The target the calibration samples were held to (tighter than `goal` for agree, and after such rounding). */
             aim?: { kind: string; value: number } | null;
             biasCorrection: { layers: number; kept: boolean; measured: { without: number; with: number; seen: number; bits: number } | null } | null;
-            /** The target as met: its kind and value; a size as `bytes` of the objective; 'default' with its `predicted` error. */
-            goal: { kind: 'relL2' | 'maxAbs' | 'agree' | 'size' | 'default'; value?: number; bytes?: number; fraction?: number; predicted?: number };
+            /**
+             * The target as met: its kind and value; a size as `bytes` of the objective; 'default'
+             * with its `predicted` error (without samples), or with samples a relL2 goal at the
+             * default's measured error, `ofDefault` true.
+             */
+            goal: { kind: 'relL2' | 'maxAbs' | 'agree' | 'size' | 'default'; value?: number; bytes?: number; fraction?: number; predicted?: number; ofDefault?: boolean };
+            /** Whether the chosen file meets an error or agree target on the samples held out too (null: none held out, or not such a target). */
+            heldOutMet: boolean | null;
             /** How many samples were calibrated on and held out (null without samples: `estimated`). */
             samples: { calibration: number; heldOut: number } | null;
             /**

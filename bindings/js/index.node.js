@@ -5,7 +5,7 @@ import { closeSync, fstatSync, openSync, readFileSync, readSync } from 'node:fs'
 import { fileURLToPath } from 'node:url';
 import { brotliCompressSync, constants, createBrotliCompress, createGzip, gzipSync } from 'node:zlib';
 import { createApi, OnnxShrinkError } from './core.js';
-import { makeEvaluator, parseDecision, parseTarget, searchTarget } from './target.js';
+import { MEASURED_KINDS, makeEvaluator, meets, parseDecision, parseTarget, searchTarget, targetRefusal } from './target.js';
 import { declaredShape, sampleCount } from './verify.js';
 
 const api = createApi(
@@ -76,10 +76,16 @@ function objectiveSizeLater(bytes, objective, quality, onFraction, signal) {
  * Resolves as shrink() does, with `target`: the points tried and the one chosen.
  */
 export async function shrinkToTarget(input, options = {}) {
-  const { target, objective = 'brotli', samples, shapes = {}, decision, feedBack = {}, onProgress, onReport, signal, ...rest } = options;
+  const { target, objective = 'brotli', samples, shapes: givenShapes, decision, feedBack = {}, onProgress, onReport, signal, ...rest } = options;
   const bad = (message) => new OnnxShrinkError(message, 'BAD_OPTION');
   if (!(input instanceof Uint8Array)) throw bad('target mode takes the model as bytes (a Uint8Array): it runs the model in onnxruntime-node');
   if (signal !== undefined && (typeof signal !== 'object' || signal === null || !('aborted' in signal))) throw bad("option 'signal' should be an AbortSignal");
+  for (const [key, f] of [['onProgress', onProgress], ['onReport', onReport]]) {
+    if (f !== undefined && typeof f !== 'function') throw bad(`option '${key}' should be a function`);
+  }
+  const refused = targetRefusal(rest);
+  if (refused) throw bad(`target: ${refused}`);
+  const shapes = shapesOf(givenShapes, bad);
   let goal;
   try {
     goal = target === 'default' ? { kind: 'default' } : parseTarget(target);
@@ -91,11 +97,6 @@ export async function shrinkToTarget(input, options = {}) {
   if (decision !== undefined && !Object.values(given).some((s) => s instanceof Uint8Array)) {
     throw bad('decision: decisions are counted on samples, and none are given (samples: { inputName: bytes })');
   }
-  for (const [name, shape] of Object.entries(shapes ?? {})) {
-    if (!Array.isArray(shape) || !shape.every((d) => Number.isInteger(d) && d > 0)) {
-      throw bad(`shapes: input '${name}' takes an array of whole numbers (e.g. [1, 512]), not ${JSON.stringify(shape) ?? typeof shape}`);
-    }
-  }
   // Cancelled by `signal`, or by onProgress returning false: the search stops at its next step,
   // measure or size.
   const stopper = new AbortController();
@@ -105,10 +106,31 @@ export async function shrinkToTarget(input, options = {}) {
   const check = () => {
     if (stopper.signal.aborted) throw new OnnxShrinkError('cancelled', 'CANCELLED');
   };
+  // The user's callbacks' own exceptions come back as they are (not as option errors).
+  const theirs = new WeakSet();
+  const call = (f, ...args) => {
+    try {
+      return f(...args);
+    } catch (e) {
+      if (e !== null && (typeof e === 'object' || typeof e === 'function')) theirs.add(e);
+      throw e;
+    }
+  };
   const progress = (f, what) => {
-    if (onProgress?.(f, what) === false) stop();
+    if (onProgress && call(onProgress, f, what) === false) stop();
   };
   check();
+  // Names in samples, shapes and feedBack are checked with or without samples to measure on.
+  let report = null;
+  if (Object.keys(given).length || Object.keys(shapes).length || Object.keys(feedBack ?? {}).length) {
+    report = await api.inspect(input, rest);
+    const names = (list) => list.map((i) => i.name).join(', ');
+    for (const [what, named] of [['samples', given], ['shapes', shapes]]) {
+      const unknown = Object.keys(named).filter((name) => !report.model.inputs.some((i) => i.name === name));
+      if (unknown.length) throw bad(`${what}: the model has no input ${unknown.map((n) => `'${n}'`).join(', ')} (its inputs: ${names(report.model.inputs)})`);
+    }
+    checkFeedBack(feedBack, report.model, bad);
+  }
   let measure, observe, split = null, doubts = [];
   if (Object.values(given).some((s) => s instanceof Uint8Array)) {
     let ort;
@@ -118,13 +140,6 @@ export async function shrinkToTarget(input, options = {}) {
       throw bad(`target mode measures on samples with onnxruntime-node, which does not load here: ${e?.message ?? e}`);
     }
     progress(0, 'running the original on the samples');
-    const report = await api.inspect(input, rest);
-    const names = (list) => list.map((i) => i.name).join(', ');
-    for (const [what, named] of [['samples', given], ['shapes', shapes]]) {
-      const unknown = Object.keys(named).filter((name) => !report.model.inputs.some((i) => i.name === name));
-      if (unknown.length) throw bad(`${what}: the model has no input ${unknown.map((n) => `'${n}'`).join(', ')} (its inputs: ${names(report.model.inputs)})`);
-    }
-    checkFeedBack(feedBack, report.model, bad);
     const inputs = report.model.inputs.map((i) => {
       const declared = declaredShape(i.shape);
       if (!shapes[i.name] && declared.guessed) throw bad(`input '${i.name}' has open dimensions: give its shape in shapes (e.g. { '${i.name}': [1, 3, 640, 640] })`);
@@ -147,7 +162,7 @@ export async function shrinkToTarget(input, options = {}) {
     try {
       evaluator = await makeEvaluator(ort, input, inputs, { feedBack, decision: how });
     } catch (e) {
-      throw bad(`target: the original model does not run on the samples: ${e.message}`);
+      throw bad(`target: the original model on the samples: ${e.message}`);
     }
     measure = async (...args) => {
       check();
@@ -176,14 +191,35 @@ export async function shrinkToTarget(input, options = {}) {
     check();
     result.target.samples = split;
     result.target.doubts = doubts;
+    // Whether the chosen file meets the target on the samples held out too (null: none held out).
+    const held = result.target.chosen.heldOut;
+    result.target.heldOutMet = result.target.met && held && MEASURED_KINDS.includes(goal.kind) ? meets(result.target.goal, held) : null;
     // The engine's summary is of the last file built; say what the search gives instead.
     if (!result.target.met) result.report.summary = `Target ${target} not met: ${result.target.why}. The model returned is the closest file tried; the CLI writes nothing.`;
     else if (result.target.chosen.beyond === 'the model left alone') result.report.summary = `Target ${target}: only the model left alone meets it; no tensor is shrunk.`;
-    onReport?.(result.report);
+    if (onReport) call(onReport, result.report);
     return result;
   } catch (e) {
-    throw e instanceof OnnxShrinkError ? e : bad(`target: ${e.message}`);
+    if (e instanceof OnnxShrinkError || theirs.has(e)) throw e;
+    if (e?.refused) throw bad(`target: ${e.message}`);
+    // Anything else is ours (a candidate onnxruntime cannot run, a bug): INTERNAL, the original as its cause.
+    throw Object.assign(new OnnxShrinkError(`target: ${e?.message ?? e}`, 'INTERNAL'), { cause: e });
   }
+}
+
+// `shapes` as target mode takes it: { inputName: [whole numbers] }.
+function shapesOf(shapes, bad) {
+  if (shapes === undefined) return {};
+  if (typeof shapes !== 'object' || shapes === null || Array.isArray(shapes)) {
+    throw bad(`shapes takes { inputName: [dimensions] } (e.g. { x: [1, 3, 640, 640] }), not ${Array.isArray(shapes) ? 'an array' : String(shapes)}`);
+  }
+  for (const [name, shape] of Object.entries(shapes)) {
+    if (!Array.isArray(shape) || !shape.every((d) => Number.isInteger(d) && d > 0)) {
+      const seen = Array.isArray(shape) ? `[${shape.map(String).join(', ')}]` : typeof shape === 'string' ? `'${shape}'` : String(shape);
+      throw bad(`shapes: input '${name}' takes an array of whole numbers (e.g. [1, 512]), not ${seen}`);
+    }
+  }
+  return shapes;
 }
 
 // `samples` as target mode takes it: each input's bytes (a Uint8Array, any other typed array or

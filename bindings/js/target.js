@@ -120,6 +120,20 @@ function alikeDoubts(outputs) {
 // samples calibrated on (the first half, when there are two or more) and on the ones held back;
 // `doubts`: calibrationDoubts() of the calibration samples, and whether every sample is alike.
 // `ort`: onnxruntime (node or web); `inputs`: as verify.js's sampleFeeds takes them.
+// The original's outputs must be finite to measure errors against (a NaN would compare as no
+// error at all): the first output and sample where one is not, as an error.
+function nonFinite(outputs) {
+  for (const [k, sample] of outputs.entries()) {
+    for (const [name, tensor] of Object.entries(sample)) {
+      if (!(tensor.data instanceof Float32Array || tensor.data instanceof Float64Array)) continue;
+      const bad = tensor.data.find((v) => !Number.isFinite(v));
+      if (bad !== undefined) {
+        throw new Error(`the original's output '${name}' is ${Number.isNaN(bad) ? 'NaN' : 'infinite'} on sample ${k + 1}: errors cannot be measured against it (are the samples' values what the model takes?)`);
+      }
+    }
+  }
+}
+
 export async function makeEvaluator(ort, original, inputs, { feedBack = {}, decision: given = {} } = {}) {
   const decision = { ...given, stateOutputs: Object.values(feedBack) };  // a fed-back state decides nothing
   const feeds = [...sampleFeeds(ort.Tensor, inputs)];
@@ -134,6 +148,7 @@ export async function makeEvaluator(ort, original, inputs, { feedBack = {}, deci
     return outputs;
   };
   const reference = await run(original);
+  nonFinite(reference);
   // Runs `model` (e.g. the original with more outputs) on the calibration samples, calling
   // onSample(feeds, outputs, calibrate) after each (the activation probe).
   const observe = async (model, onSample) => {
@@ -215,7 +230,7 @@ export function chooseProbe(rows, modelBytes) {
 export async function sensitivities(rows, { shrink, model, options, measure, observe, probe, progress, corrected }) {
   if (!measure) return { estimated: true, probe: null, gains: rows.map(() => 1 / rows.length) };
   probe ??= observe ? chooseProbe(rows, model.byteLength) : 'each';
-  if (!PROBES.includes(probe)) throw new Error(`the probe is ${oneOf(PROBES)}, not '${probe}'`);
+  if (!PROBES.includes(probe)) throw refusal(`the probe is ${oneOf(PROBES)}, not '${probe}'`);
   if (probe === 'activations') {
     if (!observe) throw new Error('the activation probe runs the model on the samples: give observe (makeEvaluator\'s)');
     return { estimated: false, probe, gains: await activationGains(model, rows.map((r) => r.name), observe, progress) };
@@ -297,6 +312,7 @@ export function calibrationAim(target, overfit = 1) {
 // Resolves with the chosen file, its report and the evidence.
 export async function searchTarget(model, settings) {
   const result = await searchAll(model, settings);
+  delete result.rounded;
   // The bits each tensor has in the file (a codebook's stay 8 whatever the point asked).
   if (result.target.tensorBits) {
     result.target.tensorBits = Object.fromEntries(result.report.tensors.filter((t) => t.changed && t.bits !== undefined).map((t) => [t.name, t.bits]));
@@ -306,7 +322,7 @@ export async function searchTarget(model, settings) {
 
 async function searchAll(model, settings) {
   const refused = refusedOptions(settings.options ?? {});
-  if (refused) throw new Error(refused);
+  if (refused) throw refusal(refused);
   // With samples, 'default' is the default's measured error (rel. L2 on the calibration samples),
   // and the default's file answers when no smaller one meets it.
   const byDefault = settings.target.kind === 'default' && settings.measure ? await measuredDefault(model, settings) : null;
@@ -352,6 +368,12 @@ async function measuredDefault(model, { engine, options = {}, measure, size }) {
 // Why target mode cannot search with these options, in words (null: it can). It gives each tensor
 // 2 to 10 bits of int8 codes (to 8 with form 'dq'; 12 or 16 past the path's top). The API and the
 // CLI say 'target: ' before it.
+// An error of what was asked (options, target, model), not of the search: `refused` tells them apart.
+const refusal = (message) => Object.assign(new Error(message), { refused: true });
+
+// Why target mode cannot search with `options` (null: it can), before anything runs.
+export const targetRefusal = (options) => refusedOptions(options ?? {});
+
 // Options that would change the points' files after they are sized (external data, a result
 // handed out in pieces) are refused too: the evidence is of the files written.
 function refusedOptions({ mode = 'int8', scheme = 'auto', bits = 'auto', tensorBits = {}, externalData = 'auto', chunks, onModelData, onExternalData }) {
@@ -393,7 +415,8 @@ function best(searches) {
   const missScore = (t) => (goal.kind === 'size' ? t.chosen.bytes : badness(goal, t.chosen.measured));
   let pick = searches[0];
   for (const s of searches) {
-    for (const p of s[1].target.points) p.scheme = s[0] === 'auto' ? 'auto' : ALSO_SCHEME, (p.rounding = s[0] === 'channel+gptq' ? 'gptq' : 'nearest');
+    // (Points of the GPTQ search above GPTQ_MAX_BITS everywhere have nearest codes.)
+    for (const p of s[1].target.points) p.scheme = s[0] === 'auto' ? 'auto' : ALSO_SCHEME, (p.rounding = p.rounding === 'gptq' ? 'gptq' : 'nearest');
     const [t, u] = [s[1].target, pick[1].target];
     // (Equal error, as files left alone have: the fewer bytes.)
     const less = t.met && u.met && score(t) === score(u) ? t.chosen.bytes < u.chosen.bytes : score(t) < score(u);
@@ -421,13 +444,13 @@ async function noLargerThanDefault(model, { engine, options = {}, size }, result
 
 async function searchPath(model, { engine, options = {}, target, objective = 'brotli', measure, observe, probe, size, onProgress, originalBytes, rounding,
                                    brotliQuality = 9 }) {
-  if (!OBJECTIVES.includes(objective)) throw new Error(`the objective is ${OBJECTIVES.join(', ')}, not '${objective}'`);
+  if (!OBJECTIVES.includes(objective)) throw refusal(`the objective is ${OBJECTIVES.join(', ')}, not '${objective}'`);
   if (!measure && MEASURED_KINDS.includes(target.kind)) {
-    throw new Error(`${target.kind === 'agree' ? 'an' : 'a'} ${target.kind} target needs samples to measure it on (samples, or the CLI's --input)`);
+    throw refusal(`${target.kind === 'agree' ? 'an' : 'a'} ${target.kind} target needs samples to measure it on: data for the inputs (samples with bytes, or the CLI's --input; values alone are not samples)`);
   }
   const stage = (from, to) => (f, what) => onProgress?.(from + (to - from) * f, what);
   const rows = await depthTable(engine.inspect, model, options, stage(0, 0.2));
-  if (!rows.length) throw new Error('no tensor of this model takes codes of 2 to 10 bits: nothing for a target to choose');
+  if (!rows.length) throw refusal('no tensor of this model takes codes of 2 to 10 bits: nothing for a target to choose');
   const probing = measure ? probe ?? (observe ? chooseProbe(rows, model.byteLength) : 'each') : null;
   // Plain per-channel codes with the one-at-a-time probe: rounded with the inputs in view (step 6),
   // if that holds on samples the inputs did not come from.
@@ -435,7 +458,11 @@ async function searchPath(model, { engine, options = {}, target, objective = 'br
   if (rounder) await checkRounding(rounder, { rows, shrink: engine.shrink, model, options, measure, target, progress: stage(0.2, 0.2) });
   // The model a configuration is shrunk from: the original, or its copy with those rounded weights.
   const base = (tensorBits) => (rounder?.kept ? rounder.model(tensorBits) : model);
-  const shrinkAt = (settings) => engine.shrink(base(settings.tensorBits), settings);
+  // (`rounded`: the weights of its file were rounded with the inputs in view; none above GPTQ_MAX_BITS are.)
+  const shrinkAt = async (settings) => {
+    const from = base(settings.tensorBits);
+    return { ...(await engine.shrink(from, settings)), rounded: from !== model };
+  };
   const build = async (p) => {
     const tensorBits = Object.fromEntries(rows.map((r, i) => [r.name, p.bits[i]]));
     const made = await shrinkAt({ ...options, tensorBits });
@@ -446,7 +473,8 @@ async function searchPath(model, { engine, options = {}, target, objective = 'br
   // `from`: the calibration samples whose means move the biases (all when not given).
   const corrected = async (made, settings = options, from) => {
     const edited = correction.correct(await engine.expand(made.model), from, base(made.tensorBits));
-    return edited && { ...(await engine.shrink(edited, { ...settings, tensorBits: made.tensorBits })), tensorBits: made.tensorBits, biasesMoved: correction.layers };
+    return edited && { ...(await engine.shrink(edited, { ...settings, tensorBits: made.tensorBits })), tensorBits: made.tensorBits, biasesMoved: correction.layers,
+                       rounded: made.rounded };
   };
   if (correction) await crossCheck(correction, { rows, build, corrected, measure, target });
   const keep = correction?.kept ? corrected : undefined;
@@ -497,7 +525,7 @@ async function searchPath(model, { engine, options = {}, target, objective = 'br
     // A size target needs the bytes at once, an error target once the search is over (`sized`).
     const { made, measured, sizing, compared } = await buildAndMeasure(path[k]);
     const point = { step: k, predicted: path[k].predicted, estimatedBytes: undefined, bytes: bySize ? await sizing : sizing,
-                    raw: made.model.byteLength, ...(measured ? { measured: measured.calibration, heldOut: measured.heldOut } : {}),
+                    raw: made.model.byteLength, ...(made.rounded ? { rounding: 'gptq' } : {}), ...(measured ? { measured: measured.calibration, heldOut: measured.heldOut } : {}),
                     ...(made.biasesMoved ? { biasesMoved: made.biasesMoved } : {}),
                     ...(compared ? { biasMove: { without: compared.without.relL2, with: compared.with.relL2 } } : {}) };
     if (!points.length) {
@@ -548,7 +576,7 @@ async function searchPath(model, { engine, options = {}, target, objective = 'br
       const made = { ...(await shrinkAt(settings)), tensorBits: settings.tensorBits };
       const bytes = await sizeOf(made.model);
       const measured = measure ? await measure(made.model) : null;
-      const point = { step: -(i + 1), beyond: beyondName(rung), predicted: null, estimatedBytes: undefined, bytes, raw: made.model.byteLength,
+      const point = { step: -(i + 1), beyond: beyondName(rung), predicted: null, estimatedBytes: undefined, bytes, raw: made.model.byteLength, ...(made.rounded ? { rounding: 'gptq' } : {}),
                       ...(measured ? { measured: measured.calibration, heldOut: measured.heldOut } : {}) };
       points.push(point);
       if (bytes <= goal) return { made, point };
@@ -561,7 +589,7 @@ async function searchPath(model, { engine, options = {}, target, objective = 'br
       progress(1, `building and measuring candidates: ${beyondName(rung)}`);
       const made = { ...(await shrinkAt(settings)), tensorBits: settings.tensorBits };
       const measured = await measure(made.model);
-      const point = { step: -(i + 1), beyond: beyondName(rung), predicted: null, estimatedBytes: undefined, bytes: sizeOf(made.model),
+      const point = { step: -(i + 1), beyond: beyondName(rung), predicted: null, estimatedBytes: undefined, bytes: sizeOf(made.model), ...(made.rounded ? { rounding: 'gptq' } : {}),
                       raw: made.model.byteLength, measured: measured.calibration, heldOut: measured.heldOut };
       points.push(point);
       if (ok(point)) return { made, point };

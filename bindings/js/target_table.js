@@ -32,7 +32,7 @@ function reached(goal, point, formatBytes, objective, aim) {
 }
 
 // How the table names each search's codes (target.js: best()).
-export const codesName = (p) => (p.scheme === 'channel' ? (p.rounding === 'gptq' ? 'per channel, GPTQ' : 'per channel') : 'default');
+export const codesName = (p) => (p.beyond === 'the model left alone' ? 'none' : p.scheme === 'channel' ? (p.rounding === 'gptq' ? 'per channel, GPTQ' : 'per channel') : 'default');
 // The searches' order in the table: the default's codes, per-channel codes rounded by GPTQ, plain per-channel codes.
 const codesOrder = (p) => (p.scheme === 'channel' ? (p.rounding === 'gptq' ? 1 : 2) : 0);
 // The kinds of codes the points were searched with, in that order: "the default's codes and plain
@@ -106,7 +106,8 @@ export function evidenceLines(target, { text, decision, name, formatBytes }) {
   const format = (cells) => `  ${cells.map((c, i) => (i < head.length ? c.padStart(widths[i]) : c)).join('  ')}`.trimEnd();
   lines.push(format(head), ...rows.map(format));
   const moved = correctionText(target.biasCorrection, error);
-  if (moved) lines.push(moved);
+  // (With several searches, each checks the correction for itself: this is the chosen file's.)
+  if (moved) lines.push(schemes ? `In the ${target.met ? 'chosen' : 'closest'} file's search: ${moved}` : moved);
   // The rounding of the per-channel search, whichever search the chosen file comes from.
   const rounded = roundingText(target.rounding ?? target.searches?.['channel+gptq']?.rounding ?? target.searches?.channel?.rounding, error);
   if (rounded) lines.push(rounded);
@@ -124,7 +125,9 @@ export function evidenceLines(target, { text, decision, name, formatBytes }) {
       `${!meets(goal, chosen.heldOut) ? ', which MISSES the target: calibrate on more samples like those the model will meet' : ''}.`
     : '';
   const where = estimated || goal.kind === 'size' || goal.kind === 'default' ? '' : ' on the calibration samples';
-  const past = chosen.beyond ? ` No point of the path meets the target; the chosen file is ${chosen.beyond}.` : '';
+  const past = !chosen.beyond ? ''
+    : goal.kind === 'size' ? ` Every point of the path fits, so a file with more bits was taken: ${chosen.beyond}.`
+    : ` No point of the path meets the target; the chosen file is ${chosen.beyond}.`;
   lines.push(`target met: the chosen file ${reached(goal, chosen, formatBytes, objective, target.aim)}${where}.${past}${held} ${kind}`);
   return lines;
 }

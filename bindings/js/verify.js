@@ -142,6 +142,9 @@ function checkValue({ name, dtype, value }, Typed, float) {
   if (typeof value === 'bigint' ? !wide : typeof value !== 'number') {
     throw new Error(`input '${name}' (${dtype}) is filled with a number${wide ? ' or a bigint' : ''}, not ${typeof value === 'bigint' ? 'a bigint' : JSON.stringify(value) ?? typeof value}`);
   }
+  if (typeof value === 'bigint' && (Typed === BigInt64Array ? BigInt.asIntN(64, value) : BigInt.asUintN(64, value)) !== value) {
+    throw new Error(`input '${name}' is ${dtype}: ${value} is out of its range`);
+  }
   if (!float && dtype !== 'bool' && typeof value === 'number' && !Number.isInteger(value)) {
     throw new Error(`input '${name}' is ${dtype}: fill it with a whole number, not ${value}`);
   }
@@ -324,7 +327,8 @@ export class OutputComparison {
     return [...this.#sums].map(([name, s]) => ({
       name, maxAbs: s.maxAbs, meanAbs: s.count ? s.sumAbs / s.count : 0,
       cosine: s.nx && s.ny ? s.dot / (Math.sqrt(s.nx) * Math.sqrt(s.ny)) : s.nx === s.ny ? 1 : 0,  // no product of two large sums
-      relL2: s.nx ? Math.sqrt(s.sumSq / s.nx) : s.sumSq ? Infinity : 0,
+      // (NaN when either side holds NaN or both an infinity: never 0 by accident.)
+      relL2: Number.isNaN(s.nx + s.sumSq) ? NaN : s.nx ? Math.sqrt(s.sumSq / s.nx) : s.sumSq ? Infinity : 0,
       constant: s.count > 1 && s.min === s.max, identical: s.maxAbs === 0,
       ...(this.#state.has(name) ? {} : this.#argmax ? { agreement: s.rows ? s.agree / s.rows : 1, oneDecision: s.rows && s.index !== null ? { index: s.index } : null }
         : this.#threshold !== undefined ? { agreement: s.count ? s.agree / s.count : 1, oneDecision: oneSide(s, this.#threshold) } : {}),

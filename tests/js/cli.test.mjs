@@ -30,7 +30,7 @@ test('several inputs and folders; outputs beside each input; a summary table', (
   assert.equal(p.status, 0, p.stderr);
   assert.ok(existsSync(path.join(dir, 'silero.shrunk.onnx')));
   assert.ok(existsSync(path.join(dir, 'models', 'nested', 'det.shrunk.onnx')));
-  assert.match(p.stdout, /model\s+before\s+after\s+gzip\s+brotli -q 11\s+size/);
+  assert.match(p.stdout, /model\s+before\s+after\s+gzip -6\s+brotli -q 11\s+size/);
   assert.match(p.stdout, /silero\.shrunk\.onnx .* 2\.8× smaller\n/);
   // The table gives the sizes of the files written.
   const kB = (file) => `${(statSync(file).size / 1000).toFixed(1)} kB`;
@@ -450,8 +450,12 @@ test('--verify --input: a file of several samples runs each; the counts must agr
   assert.match(endless.stderr, /cannot read '\/dev\/zero' for input 'input': over 2 GiB, more than a check reads at once/);
   const odd = run(...args, '--input', `input=${path.join(dir, 'odd.f32')}`);
   assert.equal(odd.status, 2);
-  assert.match(odd.stderr, /takes 2048 bytes per sample, the data given has 3072, not a whole number of samples/);
-  const mismatched = run(...args, '--input', `input=${path.join(dir, 'eight.f32')}`, '--input', `state=${path.join(dir, 'states.f32')}`);
+  assert.match(odd.stderr, /takes 2048 bytes per sample, the data given has 3072 bytes, not a whole number of samples/);
+  const mismatched = run(...args.slice(0, -2), '--input', `input=${path.join(dir, 'eight.f32')}`, '--input', `state=${path.join(dir, 'states.f32')}`);
+  // Data and a value for one input: refused, naming it.
+  const both = run(...args, '--input', `input=${path.join(dir, 'eight.f32')}`, '--input', `state=${path.join(dir, 'states.f32')}`);
+  assert.equal(both.status, 2);
+  assert.match(both.stderr, /--verify: input 'state' is given both --input \(data\) and --value: give one\n/);
   assert.equal(mismatched.status, 2);
   assert.match(mismatched.stderr, /the data for 'input' holds 8 samples, the data for 'state' 3: give every input as many/);
   // Without --shape, open dimensions are a guess: the data must be exactly one sample of it.
@@ -484,7 +488,7 @@ test('--verify --feed-back: a streaming model carries its state, and the error i
   assert.notEqual(rel(separate.stdout), rel(streamed.stdout));
   const unknown = run(...args, '--feed-back', 'state=stateN');
   assert.equal(unknown.status, 2);
-  assert.match(unknown.stderr, /the model has no output 'state' to feed back \(its outputs: output, stateN\)/);
+  assert.match(unknown.stderr, /the model has no output 'state' to feed back \(its outputs: output, stateN\); --feed-back takes OUTPUT=INPUT: --feed-back stateN=state\n/);
   const alone = run(input, '--feed-back', 'stateN=state');
   assert.equal(alone.status, 2);
   assert.match(alone.stderr, /--feed-back needs --verify/);

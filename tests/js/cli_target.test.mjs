@@ -68,6 +68,8 @@ test('bad --target, --decision and --objective: one line naming the flag and wha
     [['--target', 'size=1MB', '--external-data', 'external'],
      "--target chooses the bits of each tensor's int8 codes and measures its candidates itself: it takes no --external-data external (the points are sized as single files)\n"],
     [['--target', 'size=1.0'], '--target size=1.0: give bytes'],
+    [['--target', 'size=1MB', '--value', 'x=0', '--shape', 'x=1x3x8x8'],
+     '--value, --shape describe the samples of --input, and there are none: --target size=1MB then works by estimates (add --input NAME=FILE to measure)\n'],
     [['--target', 'size=0'], '--target size=0: give bytes'],
   ];
   for (const [args, message] of cases) {
@@ -153,7 +155,7 @@ test('agree=0.999 on PP-OCR det: progress, the evidence table, the file of the c
   assert.equal(rows.length, t.points.length, rows.join('\n'));
   // One calibration sample: the bias correction is not tried, and the table says why.
   assert.deepEqual(t.biasCorrection, { layers: 18, kept: false, measured: null });
-  assert.match(text, /\nBiases were not moved by the samples' channel means: that needs two or more calibration samples/);
+  assert.match(text, /\nIn the chosen file's search: Biases were not moved by the samples' channel means: that needs two or more calibration samples/);
   const chosen = rows.filter((l) => l.endsWith('  chosen'));
   assert.equal(chosen.length, 1, rows.join('\n'));
   const share = (a) => `${(100 * a).toFixed(3)} %`;

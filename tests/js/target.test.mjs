@@ -225,11 +225,27 @@ test("target mode's options: what it refuses, the samples' types, shapes and fee
   await assert.rejects(shrink(silero, { target: 'relL2=0.1', samples: { ...samples, input: new Float32Array(5) }, shapes }),
                        bad(/input 'input' of shape \[1, 512\] and type float32 takes 2048 bytes per sample, the data given has 20 bytes/));
   await assert.rejects(shrink(silero, { target: 'relL2=0.1', samples, shapes: { ...shapes, input: '1x512' } }),
-                       bad(/shapes: input 'input' takes an array of whole numbers \(e\.g\. \[1, 512\]\), not "1x512"/));
+                       bad(/shapes: input 'input' takes an array of whole numbers \(e\.g\. \[1, 512\]\), not '1x512'/));
   await assert.rejects(shrink(silero, { target: 'relL2=0.1', samples, shapes, feedBack: { stateN: 'state' } }),
                        bad(/feedBack: the model has no input 'stateN' .*; it maps an input to the output fed into it: \{ 'state': 'stateN' \}/));
   await assert.rejects(shrink(silero, { target: 'relL2=0.1', samples: { ...samples, sr: 16000.5 }, shapes }), bad(/input 'sr' is int64: fill it with a whole number, not 16000\.5/));
   await assert.rejects(shrink(silero, { target: 'size=0.3', decision: 'argmax' }), bad(/decision: decisions are counted on samples/));
+  await assert.rejects(shrink(silero, { target: 'relL2=0.1', samples: { ...samples, sr: 2n ** 70n }, shapes }), bad(/input 'sr' is int64: 1180591620717411303424 is out of its range/));
+  // Names are checked without samples too; shapes of the wrong kind are named.
+  await assert.rejects(shrink(silero, { target: 'size=0.3', shapes: { y: [1] } }), bad(/shapes: the model has no input 'y'/));
+  await assert.rejects(shrink(silero, { target: 'size=0.3', samples: { y: 3 } }), bad(/samples: the model has no input 'y'/));
+  await assert.rejects(shrink(silero, { target: 'size=0.3', feedBack: { stateN: 'state' } }), bad(/\{ 'state': 'stateN' \}/));
+  await assert.rejects(shrink(silero, { target: 'size=0.3', shapes: null }), bad(/shapes takes \{ inputName: \[dimensions\] \}/));
+  await assert.rejects(shrink(silero, { target: 'size=0.3', shapes: [1, 512] }), bad(/shapes takes .*not an array/));
+  await assert.rejects(shrink(silero, { target: 'size=0.3', shapes: { input: [1n, 512n] } }), bad(/shapes: input 'input' takes an array of whole numbers \(e\.g\. \[1, 512\]\), not \[1, 512\]/));
+  await assert.rejects(shrink(silero, { target: 'size=0.3', onProgress: 'x' }), bad(/option 'onProgress' should be a function/));
+  // The original's outputs must be finite: a NaN state would compare as no error at all.
+  const nan = new Uint8Array(new Float32Array(256).fill(NaN).buffer);
+  await assert.rejects(shrink(silero, { target: 'relL2=1e-3', samples: { ...samples, state: nan }, shapes }), bad(/the original's output '(output|stateN)' is NaN on sample 1/));
+  // The user's callbacks' exceptions come back as they are.
+  class Theirs extends Error {}
+  await assert.rejects(shrink(silero, { target: 'size=0.3', onReport: () => { throw new Theirs('boom'); } }), (e) => e instanceof Theirs);
+  await assert.rejects(shrink(silero, { target: 'size=0.3', onProgress: () => { throw new Theirs('boom'); } }), (e) => e instanceof Theirs);
   // Stopped from onProgress, or by a signal.
   let calls = 0;
   await assert.rejects(shrink(silero, { target: 'size=0.3', onProgress: () => (++calls, false) }), (e) => e.code === 'CANCELLED');
@@ -254,6 +270,8 @@ test("a size target that the path's top meets takes a file past it that also fit
   assert.ok(t.chosen.beyond, JSON.stringify(t.chosen));
   assert.ok(t.chosen.bytes <= t.goal.bytes && t.chosen.bytes > t.points.find((p) => p.step === 0).bytes, JSON.stringify(t.chosen));
   assert.equal(objectiveSize(roomy.model, 'brotli', 9), t.chosen.bytes);
+  const said = evidenceLines({ ...t, samples: null }, { text: 'size=0.9', name: 'silero.onnx', formatBytes: (n) => `${n} B` }).at(-1);
+  assert.match(said, new RegExp(`Every point of the path fits, so a file with more bits was taken: ${t.chosen.beyond}\\.`));
   // With samples, 'default' is a rel. L2 target at the default's measured error, and never more bytes than the default.
   const spec = WIRE_MODELS.find((m) => m.key === 'silero');
   const d = await shrink(silero, { target: 'default', samples: spec.samples(), shapes: spec.shapes, feedBack: spec.feedBack, scheme: 'channel' });
