@@ -61,12 +61,12 @@ export function parseTarget(text) {
   if (!m) throw new Error(`a target is ${oneOf(Object.values(TARGET_FORMS))}, not '${text}'`);
   const [, kind, value] = m;
   if (kind === 'size') {
-    const s = /^(\d+(?:\.\d+)?)\s*(B|kB|KB|MB|GB)?$/i.exec(value);
+    const s = /^(\d+(?:\.\d+)?(?:e\d+)?)\s*(B|kB|KB|MB|GB)?$/i.exec(value);
     const unit = s?.[2] ? { b: 'B', kb: 'kB', mb: 'MB', gb: 'GB' }[s[2].toLowerCase()] : undefined;
     const n = s ? Number(s[1]) : NaN;
     // Without a unit: a fraction below 1, or a whole number of bytes written without a point (1.5
     // and 1.0 are neither); never 0.
-    if (!s || (!unit && n >= 1 && s[1].includes('.')) || !(n > 0)) {
+    if (!s || (!unit && n >= 1 && (!Number.isInteger(n) || /^\d+\.\d+$/.test(s[1]))) || !(n > 0)) {
       throw new Error(`size=${value}: give bytes (e.g. 1200000, 1.2MB) or a fraction of the original between 0 and 1 (e.g. 0.25)`);
     }
     if (!unit && n < 1) return { kind, fraction: n };

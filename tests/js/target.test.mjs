@@ -32,6 +32,7 @@ test('targets and decisions are parsed, and bad ones named', () => {
   assert.deepEqual(parseTarget('size=0.25'), { kind: 'size', fraction: 0.25 });
   assert.deepEqual(parseTarget('size=1.5mb'), { kind: 'size', bytes: 1500000 });
   assert.deepEqual(parseTarget('size=900000'), { kind: 'size', bytes: 900000 });
+  assert.deepEqual(parseTarget('size=1.2e6'), { kind: 'size', bytes: 1200000 });
   assert.throws(() => parseTarget('size=1.5'), /size=1\.5: give bytes \(e\.g\. 1200000, 1\.2MB\) or a fraction of the original between 0 and 1/);
   assert.throws(() => parseTarget('size=1.0'), /size=1\.0: give bytes/);
   assert.throws(() => parseTarget('size=0'), /size=0: give bytes/);
