@@ -76,10 +76,27 @@ function objectiveSizeLater(bytes, objective, quality, onFraction, signal) {
  * Resolves as shrink() does, with `target`: the points tried and the one chosen.
  */
 export async function shrinkToTarget(input, options = {}) {
-  const { target, objective = 'brotli', samples, shapes: givenShapes, decision, feedBack = {}, onProgress, onReport, signal, ...rest } = options;
+  const { signal } = options ?? {};
+  if (signal !== undefined && (typeof signal !== 'object' || signal === null || !('aborted' in signal))) {
+    throw new OnnxShrinkError("option 'signal' should be an AbortSignal", 'BAD_OPTION');
+  }
+  // Cancelled by `signal`, or by onProgress returning false: the search stops at its next step,
+  // measure or size.
+  const stopper = new AbortController();
+  const stop = () => stopper.abort();
+  if (signal?.aborted) stop();
+  else signal?.addEventListener?.('abort', stop, { once: true });
+  try {
+    return await searchFor(input, options ?? {}, stopper);
+  } finally {
+    signal?.removeEventListener?.('abort', stop);
+  }
+}
+
+async function searchFor(input, options, stopper) {
+  const { target, objective = 'brotli', samples, shapes: givenShapes, decision, feedBack = {}, onProgress, onReport, signal: _, ...rest } = options;
   const bad = (message) => new OnnxShrinkError(message, 'BAD_OPTION');
   if (!(input instanceof Uint8Array)) throw bad('target mode takes the model as bytes (a Uint8Array): it runs the model in onnxruntime-node');
-  if (signal !== undefined && (typeof signal !== 'object' || signal === null || !('aborted' in signal))) throw bad("option 'signal' should be an AbortSignal");
   for (const [key, f] of [['onProgress', onProgress], ['onReport', onReport]]) {
     if (f !== undefined && typeof f !== 'function') throw bad(`option '${key}' should be a function`);
   }
@@ -97,12 +114,7 @@ export async function shrinkToTarget(input, options = {}) {
   if (decision !== undefined && !Object.values(given).some((s) => s instanceof Uint8Array)) {
     throw bad('decision: decisions are counted on samples, and none are given (samples: { inputName: bytes })');
   }
-  // Cancelled by `signal`, or by onProgress returning false: the search stops at its next step,
-  // measure or size.
-  const stopper = new AbortController();
   const stop = () => stopper.abort();
-  if (signal?.aborted) stop();
-  else signal?.addEventListener?.('abort', stop, { once: true });
   const check = () => {
     if (stopper.signal.aborted) throw new OnnxShrinkError('cancelled', 'CANCELLED');
   };
@@ -193,7 +205,7 @@ export async function shrinkToTarget(input, options = {}) {
     result.target.doubts = doubts;
     // Whether the chosen file meets the target on the samples held out too (null: none held out).
     const held = result.target.chosen.heldOut;
-    result.target.heldOutMet = result.target.met && held && MEASURED_KINDS.includes(goal.kind) ? meets(result.target.goal, held) : null;
+    result.target.heldOutMet = result.target.met && held && MEASURED_KINDS.includes(result.target.goal.kind) ? meets(result.target.goal, held) : null;
     // The engine's summary is of the last file built; say what the search gives instead.
     if (!result.target.met) result.report.summary = `Target ${target} not met: ${result.target.why}. The model returned is the closest file tried; the CLI writes nothing.`;
     else if (result.target.chosen.beyond === 'the model left alone') result.report.summary = `Target ${target}: only the model left alone meets it; no tensor is shrunk.`;
