@@ -365,17 +365,16 @@ async function measuredDefault(model, { engine, options = {}, measure, size }) {
   };
 }
 
-// Why target mode cannot search with these options, in words (null: it can). It gives each tensor
-// 2 to 10 bits of int8 codes (to 8 with form 'dq'; 12 or 16 past the path's top). The API and the
-// CLI say 'target: ' before it.
 // An error of what was asked (options, target, model), not of the search: `refused` tells them apart.
 const refusal = (message) => Object.assign(new Error(message), { refused: true });
 
 // Why target mode cannot search with `options` (null: it can), before anything runs.
 export const targetRefusal = (options) => refusedOptions(options ?? {});
 
-// Options that would change the points' files after they are sized (external data, a result
-// handed out in pieces) are refused too: the evidence is of the files written.
+// Why target mode cannot search with these options, in words (null: it can). It gives each tensor
+// 2 to 10 bits of int8 codes (to 8 with form 'dq'; 12 or 16 past the path's top). The API and the
+// CLI say 'target: ' before it. Options that would change the points' files after they are sized
+// (external data, a result handed out in pieces) are refused too: the evidence is of the files written.
 function refusedOptions({ mode = 'int8', scheme = 'auto', bits = 'auto', tensorBits = {}, externalData = 'auto', chunks, onModelData, onExternalData }) {
   if (mode !== 'int8') return `each tensor gets int8 codes of 2 to 10 bits, so mode must be 'int8', not '${mode}'`;
   if (scheme === 'tensor') return "each tensor gets its own bits, and scheme 'tensor' (the original tool's formula) has 8 only: give scheme 'auto' or 'channel'";
@@ -392,8 +391,8 @@ function refusedOptions({ mode = 'int8', scheme = 'auto', bits = 'auto', tensorB
 // per-channel codes rounded to the nearest code. The smallest file that meets the target is kept.
 // None wins everywhere (bench/wire_accuracy.mjs, at the default's error): PP-OCR det's file is
 // 0.775x the default's with nearest per-channel codes and 0.887x with the default's; silero VAD's
-// 0.636x with the default's and 1.445x with per-channel codes; the char transformer's 0.71x with per-channel codes rounded with its
-// inputs in view and 0.85x without. A large model (the activation probe) is searched once, to stay
+// 0.636x with the default's and 1.445x with per-channel codes; the char transformer's 0.71x with
+// per-channel codes rounded with its inputs in view and 0.85x without. A large model (the activation probe) is searched once, to stay
 // within its time.
 export const ALSO_SCHEME = 'channel';
 async function searchesSeveral(model, { options = {}, measure, observe, probe, engine }) {
