@@ -72,8 +72,8 @@ function objectiveSizeLater(bytes, objective, quality, onFraction, signal) {
  * takes them, or a number: that value everywhere in every sample, as --value; `shapes` for open
  * dimensions). It calibrates on the first half of the samples and
  * reports the other half as `target.chosen.heldOut`. Without samples, only a size target or
- * 'default' (no more bytes than the default at its estimated error; with samples, at its measured
- * error) can be met, by estimates. Refuses what would change the files it sizes (bits, tensorBits,
+ * 'default' can be met, by estimates ('default': no more error than the default's, estimated; with
+ * samples, measured). Refuses what would change the files it sizes (bits, tensorBits,
  * externalData 'external', onModelData, onExternalData, chunks). Resolves as shrink() does, with
  * `target`: the points tried and the one chosen.
  */
