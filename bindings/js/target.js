@@ -536,15 +536,17 @@ async function searchPath(model, { engine, options = {}, target, objective = 'br
   };
   // The points' sizes, awaited once the search is over; progress from `from` to the end.
   const sized = async (result, from = 1) => {
+    // (Said at least once whenever the sizes are awaited here, however far they got: the stage
+    // does not depend on the timing.)
     const waiting = compressing.filter((job) => job.done < 1);
     const total = waiting.reduce((sum, job) => sum + job.raw, 0);
     let said = -1;
     onCompressed = () => {
-      const f = waiting.reduce((sum, job) => sum + job.raw * job.done, 0) / total;
+      const f = total ? waiting.reduce((sum, job) => sum + job.raw * job.done, 0) / total : 1;
       if (f - said < 0.01 && f < 1) return;
       progress(from + (1 - from) * (said = f), `sizing the points tried (${objective})`);
     };
-    if (total) onCompressed();
+    if (points.some((p) => typeof p.bytes !== 'number')) onCompressed();
     try {
       for (const p of points) p.bytes = await p.bytes;
     } finally {
