@@ -718,7 +718,7 @@ function targetMarkdown(t, lines, row, bytes) {
   const goal = t.target.kind === 'default' ? "the 8-bit default's estimated error"
     : t.target.kind === 'size' ? `at most ${t.target.bytes ? formatBytes(t.target.bytes) : `${t.target.fraction} of the original's size`}`
     : t.target.kind === 'agree' ? `at least ${(100 * t.target.value).toPrecision(4)} % of decisions kept`
-    : `a ${t.target.kind === 'relL2' ? 'relative L2' : 'max abs'} error of at most ${t.target.value}`;
+    : `a ${t.target.kind === 'relL2' ? 'relative L2' : 'max abs'} error of at most ${t.target.value}${t.target.ofDefault ? " (the 8-bit default's, measured)" : ''}`;
   const decision = t.decision?.argmax ? ', decisions by argmax' : t.decision?.threshold !== undefined ? `, decision threshold ${t.decision.threshold}` : '';
   lines.push('', '## Smallest file for a target', '',
              `Target: ${goal}${decision}; bytes on the wire: ${t.objective}${t.brotliQuality ? ` (quality ${t.brotliQuality})` : ''}; ` +

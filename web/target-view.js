@@ -74,7 +74,9 @@ function request() {
   const files = page.files();
   if (!files.length) throw new Error('drop a model first');
   const kind = $('target-kind').value;
-  const target = kind === 'default' ? 'default' : `${kind}=${$('target-value').value.trim()}`;
+  const value = $('target-value').value.trim();
+  if (kind !== 'default' && value === '') throw new Error('give the target a value (the box beside it)');
+  const target = kind === 'default' ? 'default' : `${kind}=${value}`;
   const goal = kind === 'default' ? { kind } : parseTarget(target);
   const all = page.inputs();
   let inputs = null;
@@ -87,7 +89,7 @@ function request() {
     inputs = all.map(({ name, dtype, shape, value, file, feedBack }) => ({ name, dtype, shape, value, file, feedBack }));
   } else if (MEASURED.includes(kind)) {
     throw new Error(`a target of ${kind === 'agree' ? 'decisions kept' : 'error'} is measured on samples: give data files under Accuracy ` +
-                    '(the Data file column), or aim at a size or at the 8-bit default\'s error (by estimates)');
+                    '(the Data file column), or aim at a size or at the 8-bit default\'s error (by estimates without data)');
   }
   const threshold = page.threshold();
   let decision = threshold === undefined ? {} : { threshold };
@@ -130,7 +132,9 @@ function start() {
       $('target-status').textContent = `${capital(data.stage)}… ${Math.round(100 * data.fraction)} %${data.detail ? ` (${data.detail})` : ''}`;
     } else if (data.type === 'result') {
       stop();
-      show({ ...data, name, kind: message.goal.kind, target: message.goal, decision: message.decision });
+      // 'default' with data files is the 8-bit default's measured error (the worker's goal).
+      const goal = data.goal?.ofDefault ? data.goal : message.goal;
+      show({ ...data, name, kind: goal.kind, target: goal, decision: message.decision });
     } else if (data.type === 'error') {
       stop();
       setState('error', '');
@@ -188,10 +192,11 @@ function achievedText(v, c) {
   const t = v.target, m = c.measured;
   const on = `on the calibration ${v.calibrate === 1 ? 'sample' : 'samples'}`;
   if (t.kind === 'agree' && m?.agreement != null) {
-    return `${(100 * m.agreement).toFixed(3)} % of decisions kept ${on} (the target: ${(100 * t.value).toPrecision(4)} % or more)`;
+    const aim = v.aim && v.aim.value !== t.value ? `; held to ${(100 * v.aim.value).toPrecision(4)} % on the calibration samples, as decisions near the boundary flip from sample to sample` : '';
+    return `${(100 * m.agreement).toFixed(3)} % of decisions kept ${on} (the target: ${(100 * t.value).toPrecision(4)} % or more${aim})`;
   }
   if ((t.kind === 'relL2' || t.kind === 'maxAbs') && m?.[t.kind] != null) {
-    return `a ${t.kind === 'relL2' ? 'relative L2' : 'max abs'} error of ${m[t.kind].toPrecision(3)} ${on} (the target: at most ${t.value})`;
+    return `a ${t.kind === 'relL2' ? 'relative L2' : 'max abs'} error of ${m[t.kind].toPrecision(3)} ${on} (the target: at most ${t.value}${t.ofDefault ? ', the 8-bit default\'s, measured' : ''})`;
   }
   return targetText(v);
 }
@@ -244,7 +249,8 @@ function show(data) {
   verdict.dataset.met = String(v.met);
   verdict.replaceChildren(
     Object.assign(document.createElement('strong'), {
-      textContent: v.met ? `Met: ${achievedText(v, c)}, in ${page.formatBytes(c.bytes)} (${wire(v)}).`
+      textContent: v.met ? `Met: ${achievedText(v, c)}, in ${page.formatBytes(c.bytes)} (${wire(v)}).` +
+                           `${c.default ? ' No smaller file meets it: this is the 8-bit default\'s own file.' : ''}`
                          : `Not met: ${v.why ?? 'no point tried meets the target'}. The point chosen is the most accurate one tried.` }),
     ' ', samplesText(v), heldOutText(v), doubtsText(v));
   $('target-result').hidden = false;
@@ -293,7 +299,8 @@ function measuredText(m, percentOnly = false) {
 
 // Which codes a point has, when the search tried more than one kind (target.js: best()), and which
 // file past the path's top it is (target.js: BEYOND_PATH).
-const codesText = (p) => `${p.scheme ? `, ${codesPhrase(p).replace('the default\'s codes', 'default codes')}` : ''}${p.beyond ? `, ${p.beyond}` : ''}`;
+const codesText = (p) => `${p.scheme ? `, ${codesPhrase(p).replace('the default\'s codes', 'default codes')}` : ''}${p.beyond ? `, ${p.beyond}` : ''}` +
+  `${p.default ? ', the 8-bit default\'s own file' : ''}`;
 
 function renderPicked() {
   const v = view, i = v.picked, p = v.points[i];
@@ -307,9 +314,10 @@ function renderPicked() {
     lines.push(`${capital(measuredText(p.measured))}${v.samples > 1 ? ` on the calibration ${v.calibrate === 1 ? 'sample' : 'samples'}` : ''}` +
                `${p.heldOut ? `; held out: ${measuredText(p.heldOut)}` : ''}.`);
   } else {
-    lines.push(`Estimated relative error ${p.predicted.toPrecision(3)} (no samples to measure on).`);
+    lines.push(p.predicted == null ? 'No estimate for this file: it is past the search\'s path (more bits than any point on it).'
+      : `Estimated relative error ${p.predicted.toPrecision(3)} (no samples to measure on).`);
   }
-  const ok = meets(v, p), held = p.heldOut ? meets(v, { ...p, measured: p.heldOut }) : null;
+  const ok = meets(v, p), held = p.heldOut && v.target.kind !== 'size' ? meets(v, { ...p, measured: p.heldOut }) : null;
   if (ok !== null) {
     lines.push(held === null ? `It ${ok ? 'meets' : 'misses'} the target.`
       : `It ${ok ? 'meets' : 'misses'} the target on the calibration ${v.calibrate === 1 ? 'sample' : 'samples'}, ` +

@@ -100,7 +100,8 @@ self.onmessage = async (event) => {
       type: 'result', objective, quality, met: t.met, estimated: t.estimated, probe: t.probe ?? null, biasCorrection: t.biasCorrection ?? null, rounding: t.rounding ?? null, searchRounding: t.searches?.['channel+gptq']?.rounding ?? t.searches?.channel?.rounding ?? null, scheme: t.scheme ?? null, why: t.why ?? null, goal: t.goal?.ofDefault ? t.goal : goal, originalBytes: originalBytes ?? null,
       samples: evaluator?.samples ?? 0, calibrate: evaluator?.calibrate ?? 0, doubts: evaluator?.doubts ?? [],
       chosen: t.points.indexOf(t.chosen), tensorBits: t.tensorBits ?? null,
-      points: t.points.map((p, i) => ({ step: p.step, beyond: p.beyond ?? null, scheme: p.scheme ?? null, rounding: p.rounding ?? null, biasesMoved: p.biasesMoved ?? 0, bytes: p.bytes, raw: p.raw, predicted: p.predicted, file: tried[i],
+      aim: t.aim ?? null,
+      points: t.points.map((p, i) => ({ step: p.step, beyond: p.beyond ?? null, default: p.default ?? false, scheme: p.scheme ?? null, rounding: p.rounding ?? null, biasesMoved: p.biasesMoved ?? 0, bytes: p.bytes, raw: p.raw, predicted: p.predicted, file: tried[i],
                                         measured: comparable(p.measured), heldOut: comparable(p.heldOut) })),
       references: refs,
     });
