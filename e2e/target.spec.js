@@ -360,3 +360,18 @@ test('a 71 MB model: the activation probe in onnxruntime-web, the target met, th
   expect(measured.calibration.relL2).toBeLessThanOrEqual(0.01);
   expect(within(measured.calibration.relL2, relL2, 0.02)).toBe(true);
 });
+
+test("'default' with data files: the 8-bit default's measured error, said so, with its line on the plot", async ({ page }) => {
+  test.setTimeout(600_000);
+  await page.goto('/');
+  await page.click('#sample');  // silero, with its recorded speech set up under Accuracy
+  await expect(page.locator('#status')).toHaveText('Done.', { timeout: 60_000 });
+  await page.selectOption('#target-kind', 'default');
+  await page.click('#target-run');
+  await expect(page.locator('#target')).toHaveAttribute('data-state', 'done', { timeout: 540_000 });
+  const verdict = page.locator('#target-verdict');
+  await expect(verdict).toContainText(/^Met: a relative L2 error of [\d.e-]+ on the calibration samples \(the target: at most [\d.e-]+, the 8-bit default's, measured\)/);
+  await expect(verdict).not.toContainText('by estimate');
+  await expect(page.locator('#target-plot svg g.goal')).toHaveCount(1);
+  await expect(page.locator('#target-picked')).toContainText(/It meets the target on the calibration samples/);
+});
