@@ -23,6 +23,7 @@ const plural = (n, what) => `${n} ${what}${n === 1 ? '' : 's'}`;
 function setState(state, text) {
   const focused = document.activeElement, wasBusy = $('target').dataset.state === 'running';
   $('target').dataset.state = state;
+  delete $('target').dataset.stale;
   const busy = state === 'running';
   $('target-progress').hidden = !busy;
   $('target-cancel').hidden = !busy;
@@ -192,7 +193,7 @@ function achievedText(v, c) {
   const t = v.target, m = c.measured;
   const on = `on the calibration ${v.calibrate === 1 ? 'sample' : 'samples'}`;
   if (t.kind === 'agree' && m?.agreement != null) {
-    const aim = v.aim && v.aim.value !== t.value ? `; held to ${(100 * v.aim.value).toPrecision(4)} % on the calibration samples, as decisions near the boundary flip from sample to sample` : '';
+    const aim = v.aim && v.aim.value !== t.value ? `; held to ${(100 * v.aim.value).toPrecision(4)} % there, as decisions near the boundary flip from sample to sample` : '';
     return `${(100 * m.agreement).toFixed(3)} % of decisions kept ${on} (the target: ${(100 * t.value).toPrecision(4)} % or more${aim})`;
   }
   if ((t.kind === 'relL2' || t.kind === 'maxAbs') && m?.[t.kind] != null) {
@@ -381,6 +382,14 @@ export function targetEvidence() {
 export function initTarget(hooks) {
   page = hooks;
   $('target-kind').addEventListener('change', showKind);
+  // A result shown stays, said to be of the settings before.
+  for (const id of ['target-kind', 'target-value', 'target-objective', 'target-decision']) {
+    $(id).addEventListener('change', () => {
+      if ($('target').dataset.state !== 'done') return;
+      $('target-status').textContent = 'The target\'s settings changed since the result below: press "Find the smallest file" to search with them.';
+      $('target').dataset.stale = 'true';
+    });
+  }
   $('target-run').addEventListener('click', start);
   $('target-cancel').addEventListener('click', cancel);
   $('target-save').addEventListener('click', save);
