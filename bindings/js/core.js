@@ -27,6 +27,20 @@ function badOption(message) {
 // 'a', 'b' or 'c'
 const quoted = (items) => items.map((w) => `'${w}'`).join(', ').replace(/, ([^,]*)$/, ' or $1');
 
+// The options expand() takes (and openForRuntime(), with its own two): the shrink options would
+// change nothing there, so they are refused rather than ignored.
+export const EXPAND_OPTIONS = ['external', 'onProgress', 'signal', 'onReport', 'onModelData', 'chunks'];
+
+// Refuses an option `what` (e.g. 'expand()') does not take, naming those it does.
+export function onlyOptions(options, allowed, what) {
+  if (options == null || typeof options !== 'object' || Array.isArray(options)) return;
+  for (const [key, value] of Object.entries(options)) {
+    if (value === undefined || allowed.includes(key)) continue;
+    const known = Object.hasOwn(OPTION, key) || CALLBACKS.includes(key) || EXPAND_OPTIONS.includes(key);
+    throw badOption(known ? `${what} does not take option '${key}'; it takes ${quoted(allowed)}` : `unknown option '${key}': ${what} takes ${quoted(allowed)}`);
+  }
+}
+
 // Options as the engine takes them (see options.js); unknown names, wrong types and words an
 // option does not take are errors, not ignored. The engine checks ranges and combinations.
 export function normaliseOptions(options = {}) {
@@ -322,6 +336,9 @@ function toSource(module, prepared, owned, guard, what) {
 
 // Collects output into one array of the announced size, or passes chunks to `onChunk`: copies,
 // or with `views` the engine's memory itself.
+const laterView = (callback) => badOption(`${callback} returned a promise, but with chunks: 'view' each chunk is valid only until ` +
+  "the callback returns. Write it synchronously (fs.writeSync, hash.update) or use chunks: 'copy' (the default) for " +
+  'streams and fs/promises, which keep the chunk');
 function collector(module, onChunk, views, guard, what) {
   let array = null, at = 0;
   return {
@@ -331,8 +348,13 @@ function collector(module, onChunk, views, guard, what) {
     }, false, what),
     write: guard((pointer, length) => {
       const view = module.HEAPU8.subarray(pointer, pointer + length);
-      if (onChunk) onChunk(views ? view : view.slice());
-      else array.set(view, at);
+      if (onChunk) {
+        const answer = onChunk(views ? view : view.slice());
+        // A promise says the chunk is used after the callback returns, when a view no longer holds it.
+        if (views && typeof answer?.then === 'function') throw laterView(what === 'writing the model' ? 'onModelData' : 'onExternalData');
+      } else {
+        array.set(view, at);
+      }
       at += length;
       return true;
     }, false, what),
@@ -351,8 +373,20 @@ export function createApi(loadWasm, pathHint = (name) => `pass the model's bytes
   function engine() {
     if (!modulePromise) {
       modulePromise = (async () => {
-        const wasmBinary = env.wasmBinary ?? (await loadWasm(env.wasmPath));
-        return createOnnxShrink({ wasmBinary });
+        const from = env.wasmBinary ? 'env.wasmBinary' : env.wasmPath ? `env.wasmPath (${env.wasmPath})` : 'the package\'s dist/onnx-shrink.wasm';
+        let wasmBinary = env.wasmBinary;
+        try {
+          wasmBinary ??= await loadWasm(env.wasmPath);
+        } catch (e) {
+          throw e instanceof OnnxShrinkError ? e : Object.assign(new OnnxShrinkError(`the engine's WebAssembly file could not be read from ${from}: ${e?.message ?? e}`, 'IO'), { cause: e });
+        }
+        try {
+          return await createOnnxShrink({ wasmBinary });
+        } catch (e) {
+          const message = String(e?.message ?? e).replace(/^Aborted\((.*)\)\. Build with.*$/s, '$1');
+          throw Object.assign(new OnnxShrinkError(`the engine's WebAssembly module from ${from} did not start: ${message} ` +
+                                                  '(is it the .wasm of this version of onnx-shrink?)', 'IO'), { cause: e });
+        }
       })();
       modulePromise.catch(() => (modulePromise = null));
     }
@@ -411,7 +445,10 @@ export function createApi(loadWasm, pathHint = (name) => `pass the model's bytes
   }
 
   /** Turns a shrunk model back into plain float weights. */
-  const expand = async (input, options) => (await run('expand', input, options)).model;
+  const expand = async (input, options) => {
+    onlyOptions(options, EXPAND_OPTIONS, 'expand()');
+    return (await run('expand', input, options)).model;
+  };
   // A model's whole bytes from anything run() takes: a Blob as one read, not as the parts run() reads it in.
   const wholeBytes = async (input) => {
     if (isBlob(input)) return new Uint8Array(await input.arrayBuffer());  // one array, not parts to join
@@ -426,7 +463,7 @@ export function createApi(loadWasm, pathHint = (name) => `pass the model's bytes
     inspect: async (input, options) => (await run('inspect', input, options)).report,
     expand,
     /** An onnxruntime session on a shrunk model, by the path faster for that runtime (see runtime.js). */
-    openForRuntime: makeOpenForRuntime(expand, wholeBytes, knownSize, OnnxShrinkError),
+    openForRuntime: makeOpenForRuntime({ expand, inspect: (bytes) => run('inspect', bytes, {}), wholeBytes, knownSize, onlyOptions, OnnxShrinkError }),
     /** The engine's version. */
     version: async () => (await engine()).version(),
     /** Bytes of WebAssembly memory the engine has grown to (it never shrinks): its peak use. */

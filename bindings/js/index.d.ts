@@ -103,8 +103,10 @@ export interface ShrinkOptions {
   /**
    * What onModelData and onExternalData receive: arrays of their own to keep ('copy', the
    * default), or views of the engine's memory that are valid only until the callback returns
-   * ('view': write or copy each before returning; no copy and no fresh memory per chunk, for
-   * writing to a file, a hash or a compressor that copies).
+   * ('view': no copy and no fresh memory per chunk). Use a view synchronously before returning
+   * (fs.writeSync, hash.update, zlib's *Sync functions); a Node stream's write() and fs/promises
+   * keep the chunk, and would write bytes the engine has since overwritten: give them 'copy'. A
+   * callback returning a promise with 'view' is refused (BAD_OPTION).
    */
   chunks?: 'copy' | 'view';
   /** Called as work proceeds; return false to stop (the promise rejects with CANCELLED). */
@@ -216,11 +218,16 @@ export declare function inspect(input: Input | PromiseLike<Input>, options?: Shr
 /**
  * Turns shrunk weights back into plain float tensors; external data comes inline (one
  * self-contained model, under 2 GB). With onModelData the model comes in chunks to it, and the
- * promise resolves to an empty array.
+ * promise resolves to an empty array (on a failure or cancel, discard what it got). A model with
+ * nothing shrunk comes back unchanged. shrink()'s other options are refused (BAD_OPTION).
  */
 export declare function expand(input: Input | PromiseLike<Input>,
   options?: Pick<ShrinkOptions, 'external' | 'onProgress' | 'signal' | 'onReport' | 'onModelData' | 'chunks'>): Promise<Uint8Array>;
-/** openForRuntime()'s options: expand()'s, and the session's. */
+/**
+ * openForRuntime()'s options: expand()'s, and the session's. onProgress and onReport are called only
+ * when the model is expanded: a file handed over as it is is not read by the engine. Other names are
+ * refused (BAD_OPTION).
+ */
 export interface OpenForRuntimeOptions extends Pick<ShrinkOptions, 'external' | 'onProgress' | 'signal' | 'onReport'> {
   /**
    * Expand to plain float weights before onnxruntime loads the model. Default: true, except with

@@ -27,16 +27,22 @@ function expandFirstFor(ort, input, options, knownSize) {
   return size === undefined || size >= NODE_EXPAND_FROM;
 }
 
-// `expand`: the package's expand(); `wholeBytes(input)`: the bytes of anything expand() takes
+// What openForRuntime() takes: expand()'s options but the output's (the session gets the model),
+// and its own two.
+const OPTIONS = ['external', 'onProgress', 'signal', 'onReport', 'expand', 'sessionOptions'];
+
+// `expand`, `inspect`: the package's; `wholeBytes(input)`: the bytes of anything expand() takes
 // (core.js), for the path that hands them over unexpanded; `knownSize(input)`: its size when known
-// without reading it (core.js). Resolves to the session, as ort.InferenceSession.create does.
-export function makeOpenForRuntime(expand, wholeBytes, knownSize, OnnxShrinkError) {
+// without reading it (core.js); `onlyOptions`: core.js's check of the options' names. Resolves to
+// the session, as ort.InferenceSession.create does.
+export function makeOpenForRuntime({ expand, inspect, wholeBytes, knownSize, onlyOptions, OnnxShrinkError }) {
   return async function openForRuntime(ort, input, options = {}) {
     if (!ort?.InferenceSession?.create) throw new OnnxShrinkError('openForRuntime needs onnxruntime as its first argument (import * as ort from \'onnxruntime-web\')', 'BAD_OPTION');
+    onlyOptions(options, OPTIONS, 'openForRuntime()');
     try {
       if (input != null && typeof input.then === 'function') input = await input;  // openForRuntime(ort, fetch(url))
     } catch (e) {
-      throw e instanceof OnnxShrinkError ? e : new OnnxShrinkError(e.message, 'IO');
+      throw e instanceof OnnxShrinkError ? e : Object.assign(new OnnxShrinkError(`the model could not be read: ${e?.message ?? e}`, 'IO'), { cause: e });
     }
     const { sessionOptions, expand: expandFirst = expandFirstFor(ort, input, options, knownSize), ...expandOptions } = options ?? {};
     if (typeof expandFirst !== 'boolean') throw new OnnxShrinkError(`option 'expand' should be a boolean, not ${typeof expandFirst}`, 'BAD_OPTION');
@@ -45,11 +51,18 @@ export function makeOpenForRuntime(expand, wholeBytes, knownSize, OnnxShrinkErro
       bytes = expandFirst ? await expand(input, expandOptions) : await wholeBytes(input);
     } catch (e) {
       if (e instanceof OnnxShrinkError) throw e;
-      throw new OnnxShrinkError(e.message, 'IO');
+      throw Object.assign(new OnnxShrinkError(`the model could not be read: ${e?.message ?? e}`, 'IO'), { cause: e });
     }
     // Handed over as they are, the bytes were not read by the engine: a signal aborted meanwhile
     // still stops the load here.
     if (expandOptions.signal?.aborted) throw new OnnxShrinkError('cancelled', 'CANCELLED');
-    return ort.InferenceSession.create(bytes, sessionOptions);
+    try {
+      return await ort.InferenceSession.create(bytes, sessionOptions);
+    } catch (e) {
+      // Bytes handed over unread: when onnxruntime refuses them, the engine says what is wrong with
+      // them, if anything (a truncated or non-ONNX file, and where); otherwise onnxruntime's error stands.
+      if (!expandFirst) await inspect(bytes);
+      throw e;
+    }
   };
 }

@@ -12,6 +12,7 @@ export { createOnnxTransform };
 export default class OnnxShrinkPlugin {
   /** options: as for the Vite plugin (shrink options, `files`, `include`, `precompress`). */
   constructor(options = {}) {
+    createOnnxTransform(options);  // its options checked here: a typo fails where the plugin is made
     this.options = options;
   }
 

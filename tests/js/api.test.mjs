@@ -360,6 +360,50 @@ test('openForRuntime: a session on the expanded model (or, with expand: false, o
   const cancelled = new AbortController();
   cancelled.abort();
   await assert.rejects(openForRuntime(ort, model, { expand: false, signal: cancelled.signal }), (e) => e.code === 'CANCELLED');
+  // Handed over unread, bytes onnxruntime refuses are named by the engine, as on the expand() path.
+  await assert.rejects(openForRuntime(ort, new Uint8Array(1000).fill(7)), { code: 'NOT_ONNX', message: /^not an ONNX model: .*\(at byte 0\)$/ });
+  await assert.rejects(openForRuntime(ort, model.subarray(0, 100000)), { code: 'TRUNCATED' });
+  // A misspelt option is refused whichever path the model takes; so are expand()'s output options.
+  await assert.rejects(openForRuntime(ort, model, { sesionOptions: {} }), { code: 'BAD_OPTION', message: /^unknown option 'sesionOptions': openForRuntime\(\) takes .*'sessionOptions'$/ });
+  await assert.rejects(openForRuntime(ort, model, { chunks: 'view' }), { code: 'BAD_OPTION', message: /^openForRuntime\(\) does not take option 'chunks'/ });
+  await assert.rejects(openForRuntime(ort, { then: (_, no) => no(new TypeError('fetch failed')) }), { code: 'IO', message: 'the model could not be read: fetch failed' });
+});
+
+test('expand() refuses the options it would ignore, and views used after their callback returns', async () => {
+  const { model } = await shrink(silero);
+  await assert.rejects(expand(model, { mode: 'palette' }), { code: 'BAD_OPTION', message: /^expand\(\) does not take option 'mode'; it takes 'external', .*'chunks'$/ });
+  await assert.rejects(expand(model, { bits: 4 }), { code: 'BAD_OPTION', message: /does not take option 'bits'/ });
+  await assert.rejects(expand(model, { mdoe: 'palette' }), { code: 'BAD_OPTION', message: /^unknown option 'mdoe': expand\(\) takes/ });
+  // An async onModelData with views would write chunks the engine has already overwritten.
+  await assert.rejects(expand(model, { chunks: 'view', onModelData: async () => {} }), { code: 'BAD_OPTION', message: /^onModelData returned a promise, but with chunks: 'view'/ });
+  await assert.rejects(shrink(silero, { chunks: 'view', onModelData: () => Promise.resolve() }), { code: 'BAD_OPTION', message: /^onModelData returned a promise/ });
+  // Copies may be kept: a promise is fine there.
+  const kept = [];
+  await expand(model, { onModelData: async (chunk) => void kept.push(chunk) });
+  assert.ok(Buffer.concat(kept).equals(await expand(model)));
+});
+
+test('an engine file that cannot be read or started is an OnnxShrinkError naming where it came from', () => {
+  const script = `
+    import { env, version } from ${JSON.stringify(path.join(root, 'bindings', 'js', 'index.node.js'))};
+    const out = [];
+    env.wasmPath = '/no/such/onnx-shrink.wasm';
+    await version().catch((e) => out.push([e.name, e.code, e.message]));
+    env.wasmPath = undefined;
+    env.wasmBinary = new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0, 5]);
+    await version().catch((e) => out.push([e.name, e.code, e.message]));
+    env.wasmBinary = undefined;
+    out.push(await version());
+    console.log(JSON.stringify(out));`;
+  const p = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
+  assert.equal(p.status, 0, p.stderr);
+  const [missing, broken, recovered] = JSON.parse(p.stdout);
+  assert.equal(missing[0], 'OnnxShrinkError');
+  assert.equal(missing[1], 'IO');
+  assert.match(missing[2], /^the engine's WebAssembly file could not be read from env\.wasmPath \(\/no\/such\/onnx-shrink\.wasm\): ENOENT/);
+  assert.deepEqual(broken.slice(0, 2), ['OnnxShrinkError', 'IO']);
+  assert.match(broken[2], /^the engine's WebAssembly module from env\.wasmBinary did not start: CompileError: .*\(is it the \.wasm of this version of onnx-shrink\?\)$/);
+  assert.match(recovered, /^\d+\.\d+\.\d+/);
 });
 
 test('openForRuntime: by default, onnxruntime-node gets a shrunk file under 16 MB as it is (no external data given), any other runtime or size the expanded one', async () => {
