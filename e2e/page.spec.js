@@ -160,7 +160,7 @@ test('no request leaves the origin, and none carries the model', async ({ page, 
   expect(requests.some((r) => r.url.includes('/vendor/ort/'))).toBe(true);
 });
 
-test('the sample comes with its check set up: recorded speech, streamed as in use', async ({ page }) => {
+test('the sample comes with its check set up: synthetic speech, streamed as in use', async ({ page }) => {
   await page.goto('/');
   await page.click('#sample');
   await expect(page.locator('#status')).toHaveText('Done.', { timeout: 60_000 });
@@ -181,6 +181,22 @@ test('the sample comes with its check set up: recorded speech, streamed as in us
   await expect(row.locator('td:nth-child(1)')).toHaveText('output');
   expect(Math.abs(Number(await row.locator('td:nth-child(4)').textContent()) - expected.relL2)).toBeLessThan(0.01 * expected.relL2);
   expect(await row.locator('td:nth-child(6)').textContent()).toBe(`${(100 * expected.agreement).toFixed(3)} %`);
+  // With a threshold the check can pass: every output keeps 99.9 % of its decisions or more.
+  const verdict = page.locator('#check-verdict');
+  await expect(verdict).toHaveAttribute('data-verdict', 'checked');
+  await expect(verdict).toHaveClass(/\bok\b/);
+  await expect(verdict).toContainText('Every output keeps 99.9 % or more of its decisions at 0.5.');
+  // A palette of 16 values (the fewest the page offers) moves the speech probability across 0.5: a
+  // warning naming the output.
+  await page.check('input[name=mode][value=palette]');
+  await page.fill('#levels', '4');
+  await page.dispatchEvent('#levels', 'change');
+  await expect(page.locator('#status')).toHaveText('Done.', { timeout: 60_000 });
+  await page.click('#check-run');
+  await expect(verdict).toHaveAttribute('data-verdict', 'decisions', { timeout: 90_000 });
+  await expect(verdict).toHaveClass(/\bwarn\b/);
+  await expect(verdict).toContainText('Decisions changed: fewer than 99.9 % kept at the threshold 0.5.');
+  await expect(verdict).toContainText(/'output': \d+\.\d{3} % of its values on the same side of 0\.5 in both models\./);
   // Another model starts with a set-up of its own.
   await page.setInputFiles('#file', path.join(fixtures, corpus.det.file));
   await expect(page.locator('#status')).toHaveText('Done.', { timeout: 150_000 });
@@ -364,6 +380,43 @@ test('a corrupt file shows what is wrong, and a good file afterwards works', asy
   await page.setInputFiles('#file', broken);
   await expect(page.locator('#error')).toContainText('cut short', { timeout: 30_000 });
   await expect(page.locator('#results')).toBeHidden();
+});
+
+test('a file the model does not refer to is not counted; a result made with other settings is dimmed, then put away on a cancel; the same file can be chosen again', async ({ page }) => {
+  const silero = path.join(fixtures, 'silero_vad_v5.onnx');
+  await page.goto('/');
+  // Another file dropped with the model: not its external data, so not the original's bytes.
+  const stray = path.join(work, 'notes.txt');
+  writeFileSync(stray, 'not a part of the model\n'.repeat(4000));
+  await page.setInputFiles('#file', [silero, stray]);
+  await expect(page.locator('#status')).toHaveText('Done.', { timeout: 60_000 });
+  await expect(page.locator('#summary')).toContainText("Not used: notes.txt (the model refers to no such external data file; not counted in the original's size).");
+  expect(await bytesOf(page, 'original-raw')).toBe(statSync(silero).size);
+  await expect(page.locator('#file')).toHaveValue('');  // the chooser can give the same file again
+  // Another mode: the 8-bit result stays in view, dimmed and not to be saved, until the palette one
+  // comes; cancelled before it does, it is put away (one synchronous step, so the run cannot finish first).
+  const seen = await page.evaluate(() => {
+    const palette = document.querySelector('input[name=mode][value=palette]');
+    palette.checked = true;
+    palette.dispatchEvent(new Event('change', { bubbles: true }));
+    const during = { stale: document.getElementById('results').dataset.stale, save: document.getElementById('save').disabled,
+                     exported: document.getElementById('export-json').disabled };
+    document.getElementById('cancel').click();
+    return { during, hidden: document.getElementById('results').hidden, status: document.getElementById('status').textContent };
+  });
+  expect(seen).toEqual({ during: { stale: 'true', save: true, exported: true }, hidden: true,
+                         status: 'Cancelled. Change a setting, or choose the file again, to shrink it.' });
+  await page.setInputFiles('#file', silero);
+  await expect(page.locator('#status')).toHaveText('Done.', { timeout: 60_000 });
+  await expect(page.locator('#summary')).toContainText('Rounded 12 tensors to a palette');
+  await expect(page.locator('#results')).not.toHaveAttribute('data-stale', /./);
+  await expect(page.locator('#save')).toBeEnabled();
+  // A change run to its end: the new result, saved as shown.
+  await page.check('input[name=mode][value=int8]');
+  await expect(page.locator('#status')).toHaveText('Done.', { timeout: 60_000 });
+  await expect(page.locator('#summary')).toContainText('Stored 12 tensors as codes of 8 to 10 bits');
+  await expect(page.locator('#save')).toBeEnabled();
+  expect(statSync((await saved(page)).file).size).toBe(await bytesOf(page, 'shrunk-raw'));
 });
 
 test('external data: the page names the missing file, uses both, and saves a model and its data file', async ({ page }) => {

@@ -364,7 +364,7 @@ test('a 71 MB model: the activation probe in onnxruntime-web, the target met, th
 test("'default' with data files: the 8-bit default's measured error, said so, with its line on the plot", async ({ page }) => {
   test.setTimeout(600_000);
   await page.goto('/');
-  await page.click('#sample');  // silero, with its recorded speech set up under Accuracy
+  await page.click('#sample');  // silero, with its speech set up under Accuracy
   await expect(page.locator('#status')).toHaveText('Done.', { timeout: 60_000 });
   await page.selectOption('#target-kind', 'default');
   await page.click('#target-run');

@@ -295,7 +295,7 @@ test('sizes in one wording ("N× smaller, saves P %"), and the page claims what 
   // No "about 4×": the measured 2.8×, what the ratio depends on, and the slower session creation.
   const mode = page.locator('fieldset.modes');
   await expect(mode).not.toContainText('about 4×');
-  await expect(mode).toContainText('2.8× smaller files on both sample models');
+  await expect(mode).toContainText('2.8× smaller files on both corpus models');
   await expect(mode).toContainText('PP-OCR det 46 → 61 ms');
   await expect(page.locator('#load-note')).toBeVisible();
   await expect(page.locator('#load-note')).toContainText('PP-OCR det 46 → 61 ms, silero VAD 23 → 32 ms');
@@ -355,6 +355,9 @@ test('the result view at 1280 and 390 px: screenshots kept, chart visible, nothi
   await page.setInputFiles('#check-file-0', path.join(fixtures, 'det_x.bin'));
   await page.click('#check-run');
   await expect(page.locator('#check-verdict')).toHaveAttribute('data-verdict', 'checked', { timeout: 90_000 });
+  // No threshold, no tolerance: checked, in neutral colours, and said to be no pass.
+  await expect(page.locator('#check-verdict')).toHaveClass(/\binfo\b/);
+  await expect(page.locator('#check-verdict')).toContainText('No threshold was set, so this is no pass or fail');
   const layout = () => page.evaluate(() => {
     const box = (sel) => document.querySelector(sel).getBoundingClientRect();
     const bars = [...document.querySelectorAll('#size-chart .chart-track, #breakdown .chart-track')].map((e) => e.getBoundingClientRect());

@@ -162,6 +162,7 @@ function runWorker(message, text) {
       // Shrunk: the result can be saved while the worker measures the compressed sizes.
       for (const url of objectUrls.splice(0)) URL.revokeObjectURL(url);
       state.result = { ...data, options: message.options };
+      markStale(false);
       $('progress').value = 0;
       $('status').textContent = 'Shrunk. Measuring compressed sizes…';
       render();
@@ -178,7 +179,9 @@ function runWorker(message, text) {
       stopWorker();
       setBusy(false, '');
       hideResult();  // it was made from other files or options: nothing to save by mistake
-      showError(data.code, data.message);
+      // Named after the model it is about (its file name is not in the engine's words).
+      const model = message.files?.find((f) => /\.onnx$/i.test(f.name));
+      showError(data.code, model ? `${model.name}: ${data.message}` : data.message);
     }
   };
   worker.onerror = (e) => {
@@ -192,7 +195,16 @@ function runWorker(message, text) {
 
 function start() {
   if (!state.files.length) return;
+  if (state.result) markStale(true);
   runWorker({ files: state.files, options: options() }, 'Starting…');
+}
+
+// A run with other settings: the result shown is the earlier settings' until the new one comes, so
+// it is dimmed and cannot be saved or exported meanwhile (cancel puts it away).
+function markStale(on) {
+  if (on) $('results').dataset.stale = 'true';
+  else delete $('results').dataset.stale;
+  for (const id of ['save', 'save-data', 'export-json', 'export-summary', 'measure']) $(id).disabled = on;
 }
 
 // Measures the compressed sizes of the result shown again (after a cancelled measurement).
@@ -208,6 +220,12 @@ function measureAgain() {
 function cancel() {
   stopWorker();
   state.run++;
+  if ($('results').dataset.stale) {
+    // The result shown was made with the settings before the change: nothing to save by mistake.
+    hideResult();
+    setBusy(false, 'Cancelled. Change a setting, or choose the file again, to shrink it.');
+    return;
+  }
   // Sizes not measured yet stay so: the page says so, and offers to measure them.
   const sizes = state.result?.sizes;
   if (sizes && sizes.brotliQuality === undefined) {
@@ -220,6 +238,7 @@ function cancel() {
 
 function hideResult() {
   state.result = null;
+  markStale(false);
   $('results').hidden = true;
   resetTarget();
 }
@@ -235,12 +254,15 @@ function loadFiles(files) {
 }
 
 // One sentence on what was done; the sizes table below has the numbers.
-function summaryText(report) {
+function summaryText(report, bits = DEFAULTS.bits) {
   if (report.unchanged) return report.summary;
   const n = report.totals.tensorsChanged, tensors = `${n} tensor${n === 1 ? '' : 's'}`;
   return report.mode === 'palette'
     ? `Rounded ${tensors} to a palette of values: the file keeps its size and compresses far better.`
-    : `Stored ${tensors} as ${codesText(report.tensors.filter((t) => t.changed).map((t) => t.bits))}, turned back into floats when the model loads.`;
+    : `Stored ${tensors} as ${codesText(report.tensors.filter((t) => t.changed).map((t) => t.bits))}, turned back into floats when the model loads.` +
+      (bits === 'auto' && report.tensors.some((t) => t.changed && t.bits > 8)
+        ? ' The 9th and 10th bits are the 8-bit mode\'s own: the bytes float16 saves on the small tensors pay for them, so the file is no larger than with 8-bit codes and the small tensors kept.'
+        : '');
 }
 
 // "8-bit codes", "codes of 8 to 10 bits" (the bits each changed tensor got).
@@ -258,7 +280,7 @@ const SAMPLE = {
   data: 'speech.f32',
   inputs: { input: { shape: '1x512', data: true }, state: { shape: '2x1x128', value: '0', feedBack: 'stateN' }, sr: { value: '16000' } },
   threshold: '0.5',
-  note: 'Set up for the sample: 208 chunks of recorded speech, the state fed back, speech when p > 0.5.',
+  note: 'Set up for the sample: 208 chunks of synthetic speech (espeak-ng), the state fed back, speech when p > 0.5.',
 };
 
 async function loadSample() {
@@ -311,7 +333,9 @@ function render() {
   const r = state.result;
   if (!r) return;
   $('results').hidden = false;
-  $('summary').textContent = summaryText(r.report);
+  // Files dropped with the model that it does not refer to: not part of it, and not in its size.
+  const unused = r.unused?.length ? ` Not used: ${r.unused.join(', ')} (the model refers to no such external data file; not counted in the original's size).` : '';
+  $('summary').textContent = summaryText(r.report, r.options?.bits ?? DEFAULTS.bits) + unused;
   // 8-bit codes in the fold form are turned back into floats when a session is created.
   $('load-note').hidden = r.report.unchanged || r.report.mode !== 'int8' || (r.options?.form ?? DEFAULTS.form) !== 'fold';
   // For measurements (the benchmark reads them): the engine's time and its peak WebAssembly memory.
@@ -372,7 +396,7 @@ function renderSizes() {
     }));
   }
   $('brotli-note').textContent = `Sizes in bytes (1 kB = 1000 B). ` +
-    (sizes.brotliQuality ? `Brotli at quality ${sizes.brotliQuality}; gzip by the browser.`
+    (sizes.brotliQuality ? `Brotli at quality ${sizes.brotliQuality}; gzip as the browser compresses (a server's gzip -9 is a few percent smaller).`
      : sizes.stopped ? 'The measurement of the compressed sizes was cancelled.' : 'Compressed sizes are being measured.');
   $('measure').hidden = !(sizes.stopped && state.result.blobs);
   renderChart();
@@ -662,7 +686,7 @@ export function summaryMarkdown(x) {
   lines.push(`Shrunk in the onnx-shrink web page (version ${x.version}) into ${x.result.name}` +
              `${x.result.dataFile ? ` and ${x.result.dataFile.name}` : ''}; mode ${x.options?.mode ?? x.report.mode}` +
              `${changed.length ? `, ${changed.filter(([k]) => k !== 'mode').map(([k, v]) => `${k} ${Array.isArray(v) ? v.join(', ') || 'none' : v}`).join(', ')}` : ''}.`,
-             '', summaryText(x.report), '', '## Sizes', '',
+             '', summaryText(x.report, x.options?.bits ?? DEFAULTS.bits), '', '## Sizes', '',
              row(['', 'Original', 'Shrunk', 'Smaller by']), row(['---', '---:', '---:', '---']));
   for (const [k, label] of Object.entries(KINDS)) {
     lines.push(row([k === 'brotli' && x.sizes.brotliQuality ? `brotli (quality ${x.sizes.brotliQuality})` : label,
@@ -819,7 +843,10 @@ function init() {
     drop.classList.remove('over');
     loadFiles(e.dataTransfer.files);
   });
-  $('file').addEventListener('change', (e) => loadFiles(e.target.files));
+  $('file').addEventListener('change', (e) => {
+    loadFiles(e.target.files);
+    e.target.value = '';  // so that choosing the same file again (after a cancel or an error) runs it again
+  });
   $('sample').addEventListener('click', loadSample);
   for (const input of document.querySelectorAll('input[name=mode]')) {
     input.addEventListener('change', () => {

@@ -156,14 +156,20 @@ function guessList(guessed) {
   return ul;
 }
 
+// The share of decisions an output must keep at the threshold for the check to pass (as target
+// mode's usual agree=0.999).
+const DECISIONS_KEPT = 0.999;
+
 // A check's verdict: not a pass while input dimensions were guessed (each named, with where to
-// set it), suspicious when an output is constant or identical in both models, and otherwise
-// checked (green) with `okText`.
-function renderVerdict({ guessed, doubts, okText }) {
+// set it), suspicious when an output is constant or identical in both models, a warning when an
+// output keeps fewer than DECISIONS_KEPT of its decisions at the threshold (`lost`), and otherwise
+// checked with `okText`: a pass (green) when a threshold counted decisions, else neutral, as no
+// tolerance says whether the error is small enough.
+function renderVerdict({ guessed, doubts, okText, lost = [], threshold }) {
   const box = $('check-verdict');
-  const warn = guessed.length > 0 || doubts.length > 0;
-  box.className = `verdict ${warn ? 'warn' : 'ok'}`;
-  box.dataset.verdict = guessed.length ? 'guessed' : doubts.length ? 'suspicious' : 'checked';
+  const warn = guessed.length > 0 || doubts.length > 0 || lost.length > 0;
+  box.className = `verdict ${warn ? 'warn' : threshold !== undefined ? 'ok' : 'info'}`;
+  box.dataset.verdict = guessed.length ? 'guessed' : doubts.length ? 'suspicious' : lost.length ? 'decisions' : 'checked';
   box.replaceChildren();
   if (guessed.length) {
     box.append(para('Not a pass: the check guessed input dimensions.', 'strong'),
@@ -180,7 +186,18 @@ function renderVerdict({ guessed, doubts, okText }) {
     for (const d of doubts) ul.append(para(`${capital(d)}.`, 'li'));
     box.append(ul);
   }
-  if (!warn) box.append(para('Checked on the shapes you set. ', 'strong'), okText);
+  if (lost.length) {
+    box.append(para(`${guessed.length || doubts.length ? 'And decisions' : 'Decisions'} changed: fewer than ${100 * DECISIONS_KEPT} % kept at the threshold ${threshold}.`, 'strong'));
+    const ul = document.createElement('ul');
+    for (const o of lost) ul.append(para(`${o.label ?? `'${o.name}'`}: ${(100 * o.agreement).toFixed(3)} % of its values on the same side of ${threshold} in both models.`, 'li'));
+    box.append(ul);
+  }
+  if (!warn) {
+    box.append(para('Checked on the shapes you set. ', 'strong'), okText,
+               threshold !== undefined
+                 ? ` Every output keeps ${100 * DECISIONS_KEPT} % or more of its decisions at ${threshold}.`
+                 : ' No threshold was set, so this is no pass or fail: whether that error is small enough is for your app to say (set a threshold to count decisions kept).');
+  }
   box.hidden = false;
 }
 
@@ -329,7 +346,8 @@ async function checkAccuracy() {
     const doubts = outputDoubts(data);
     const worst = worstOutput(data.outputs, inputs.map((i) => i.feedBack).filter(Boolean));
     const random = inputs.some((input) => !input.file && input.value === undefined);
-    renderVerdict({ guessed, doubts,
+    const lost = data.threshold === undefined ? [] : data.outputs.filter((o) => o.agreement !== undefined && o.agreement < DECISIONS_KEPT);
+    renderVerdict({ guessed, doubts, lost, threshold: data.threshold,
                     okText: `The output that moved most, '${worst.name}', has a relative L2 error of ${worst.relL2.toExponential(2)}.` +
                             (random ? ' Random inputs show that the model runs; data like your users\' shows the error they will get.' : '') });
     $('check-caption').textContent = guessed.length ? 'On guessed shapes: not a pass' : 'How far each output moved';
@@ -422,7 +440,10 @@ async function compareSchemes() {
   mark(hooks.options().scheme);
   $('compare-table').hidden = false;
   const doubts = [...new Set(rows.flatMap((r) => r.doubts.map((d) => `${d} (scheme ${r.scheme})`)))];
-  renderVerdict({ guessed, doubts, okText: 'Each scheme\'s worst output is in the table.' });
+  const threshold = thresholdValue();
+  const lost = threshold === undefined ? [] : rows.filter((r) => r.worst.agreement !== undefined && r.worst.agreement < DECISIONS_KEPT)
+    .map((r) => ({ label: `scheme ${r.scheme}, output '${r.worst.name}'`, agreement: r.worst.agreement }));
+  renderVerdict({ guessed, doubts, lost, threshold, okText: 'Each scheme\'s worst output is in the table.' });
   lastCompare = { inputs: inputsForReport(inputs), threshold: thresholdValue(), samples: rows[0].samples, guessedDimensions: guessed,
                   suspicions: doubts, schemes: rows.map((r) => ({ scheme: r.scheme, bytes: r.raw, gzipBytes: r.gzip, worst: r.worst })) };
   hooks.tablesChanged();

@@ -78,11 +78,15 @@ self.onmessage = async (event) => {
     dataParts.length = 0;
     const modelBlob = new Blob([result.model], { type: 'application/octet-stream' });
     result.model = null;
-    const originalBlob = new Blob([model, ...Object.values(external)]);
+    // The original is the model and the data files it refers to: another file dropped with it is
+    // not part of it (and is said to be unused).
+    const used = result.report.externalFiles;
+    const unused = Object.keys(external).filter((name) => !used.includes(name));
+    const originalBlob = new Blob([model, ...used.map((name) => external[name])]);
     const shrunkBlob = new Blob(externalData ? [modelBlob, externalData] : [modelBlob]);
     // The result can be saved now; the compressed sizes follow (minutes for the largest models).
     const sizes = { original: { raw: originalBlob.size }, shrunk: { raw: shrunkBlob.size } };
-    post({ type: 'result', name: base, report: result.report, model: modelBlob, externalData, sizes, engine,
+    post({ type: 'result', name: base, report: result.report, model: modelBlob, externalData, sizes, engine, unused,
            blobs: { original: originalBlob, shrunk: shrunkBlob } });
     await measureSizes(originalBlob, shrunkBlob, sizes, post);
   } catch (e) {

@@ -410,6 +410,7 @@ export function createApi(loadWasm, pathHint = (name) => `pass the model's bytes
     const owned = [];
     const failed = failures();
     const { guard } = failed;
+    const read = new Set();  // the external data files the model refers to (and the engine read)
     try {
       const views = options.chunks === 'view';
       const out = collector(module, options.onModelData, views, guard, 'writing the model');
@@ -422,6 +423,7 @@ export function createApi(loadWasm, pathHint = (name) => `pass the model's bytes
             const given = options.external(name);
             if (given != null) value = syncSource(given, `external data '${name}'`, pathHint);
           }
+          if (value) read.add(name);
           return value ? toSource(module, asSource(value), owned, guard, `reading external data '${name}'`) : null;
         }, false, 'finding external data'),
         progress: guard((fraction, stage) => {
@@ -435,6 +437,7 @@ export function createApi(loadWasm, pathHint = (name) => `pass the model's bytes
       failed.rethrow();
       if (result.code) throw new OnnxShrinkError(result.message, result.code);
       const report = JSON.parse(result.report);
+      report.externalFiles = [...read];
       options.onReport?.(report);
       const externalData = external.result();
       const modelBytes = out.result() ?? new Uint8Array(0);  // empty when onModelData took it

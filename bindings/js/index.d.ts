@@ -194,6 +194,8 @@ export interface Report {
   opsetChanges: OpsetChange[];
   removedInputs: string[];
   tensors: TensorReport[];
+  /** The external data files the model refers to, as named in `external` (those it was given but does not name are not here). */
+  externalFiles: string[];
 }
 
 export interface ShrinkResult {

@@ -303,6 +303,11 @@ test('external data in, by name and by function, and out', async () => {
   const byName = await shrink(model, { external: { 'm.onnx.data': data } });
   const byFunction = await shrink(model, { external: (name) => (name === 'm.onnx.data' ? data : undefined) });
   assert.ok(Buffer.from(byName.model).equals(Buffer.from(byFunction.model)));
+  // The report names the data files the model refers to; another file given is not among them.
+  const withStray = await shrink(model, { external: { 'm.onnx.data': data, 'notes.txt': new Uint8Array(10) } });
+  assert.deepEqual(withStray.report.externalFiles, ['m.onnx.data']);
+  assert.deepEqual(byFunction.report.externalFiles, ['m.onnx.data']);
+  assert.deepEqual((await shrink(silero)).report.externalFiles, []);
   assert.equal(byName.externalData, undefined);  // auto: the result fits inline
   assert.ok(byName.model.byteLength < data.byteLength * 0.3);
   const chunks = [];
