@@ -69,10 +69,14 @@ void validate(const Options& o) {
   if (o.bits && o.bits != 8 && o.scheme == Scheme::Tensor) bad("scheme 'tensor' is the original tool's 8-bit formula: it takes no other bits");
   if (o.mode == Mode::Palette && o.bits) bad("bits applies to int8 mode; palette mode takes levels");
   if (o.mode == Mode::Palette && o.small == SmallTensors::Fp16) bad("small applies to int8 mode: palette mode keeps every tensor's type");
-  if (o.rounding_draw && !kRoundingDraws) bad("rounding draws are a measuring tool of the native build (bench/)");
-  if (o.rounding_draw && o.mode != Mode::Int8) bad("rounding draw applies to int8 mode");
-  if (o.rounding_draw && o.form == Form::Dq) {
-    bad("rounding draw needs the fold form: a shifted grid has no integer zero point for DequantizeLinear");
+  // Rounding draws: the native build's measuring tool (bench/); the WebAssembly build is spared its words.
+  if constexpr (kRoundingDraws) {
+    if (o.rounding_draw && o.mode != Mode::Int8) bad("rounding draw applies to int8 mode");
+    if (o.rounding_draw && o.form == Form::Dq) {
+      bad("rounding draw needs the fold form: a shifted grid has no integer zero point for DequantizeLinear");
+    }
+  } else if (o.rounding_draw) {
+    bad("rounding draws: native build only");  // (the JS API has no such option)
   }
   if (o.external_alignment == 0 || (o.external_alignment & (o.external_alignment - 1)) || o.external_alignment > (1u << 20)) {
     bad("external alignment must be a power of two up to 1 MiB");

@@ -374,6 +374,26 @@ test('openForRuntime: a session on the expanded model (or, with expand: false, o
   await assert.rejects(openForRuntime(ort, { then: (_, no) => no(new TypeError('fetch failed')) }), { code: 'IO', message: 'the model could not be read: fetch failed' });
 });
 
+test('values that set a shape (Resize scales) are kept exact, even when every tensor is asked to shrink', async () => {
+  const ort = (await import('onnxruntime-node')).default;
+  const det = readFileSync(path.join(fixtures, 'ch_PP-OCRv4_det_infer.onnx'));
+  const { model, report } = await shrink(det, { minElements: 1 });
+  const kept = report.tensors.filter((t) => /sets an output's shape/.test(t.reason ?? ''));
+  // PP-OCR det's six upsampling Resize nodes, each with its scales [1, 1, 2, 2] (8-bit codes made them 0.998 and 2.002).
+  assert.equal(kept.length, 6);
+  for (const t of kept) {
+    assert.equal(t.changed, false);
+    assert.equal(t.reason, "it sets an output's shape: kept exact");
+    assert.deepEqual(t.consumers, ['Resize']);
+  }
+  assert.ok(report.totals.tensorsChanged > 300);
+  // The model loads and runs: before, onnxruntime refused it (Add: incompatible dimensions).
+  const session = await ort.InferenceSession.create(model);
+  const x = new ort.Tensor('float32', new Float32Array(3 * 64 * 64).fill(0.5), [1, 3, 64, 64]);
+  const out = await session.run({ x });
+  assert.deepEqual(Object.values(out)[0].dims, [1, 1, 64, 64]);
+});
+
 test('expand() refuses the options it would ignore, and views used after their callback returns', async () => {
   const { model } = await shrink(silero);
   await assert.rejects(expand(model, { mode: 'palette' }), { code: 'BAD_OPTION', message: /^expand\(\) does not take option 'mode'; it takes 'external', .*'chunks'$/ });
