@@ -300,6 +300,10 @@ export function parse(argv) {
                      ['--scheme', a.schemes.length > 0]].filter(([, on]) => on).map(([flag]) => flag);
     if (refused.length) throw new UsageError(`--expand turns a shrunk model's weights back into floats: it takes no ${oneOf(refused)}`);
   }
+  // A flag of the other mode would change nothing (the engine cannot tell --levels 256 from no --levels).
+  const mode = a.options.mode ?? OPTION.mode.default;
+  const otherMode = Object.keys(a.options).find((k) => OPTION[k].mode && OPTION[k].mode !== mode);
+  if (otherMode) throw new UsageError(`${OPTION[otherMode].flag} applies to ${OPTION[otherMode].mode} mode, not ${mode} mode`);
   if (a.dimGiven && !a.verify && !a.target) throw new UsageError('--dim needs --verify or --target');
   if (a.output === '-' && a.json) throw new UsageError('-o - and --json would both write to standard output');
   if (a.output === '-' && a.report === '-') throw new UsageError('-o - and --report - would both write to standard output');

@@ -80,7 +80,7 @@ std::string usage() {
 }
 
 [[noreturn]] void usage_error(const std::string& message) {
-  std::fprintf(stderr, "onnx-shrink: %s\n\n%s", message.c_str(), usage().c_str());
+  std::fprintf(stderr, "onnx-shrink: %s\nRun 'onnx-shrink --help' for the options.\n", message.c_str());
   std::exit(2);
 }
 
@@ -361,8 +361,17 @@ struct Arguments {
 
 Arguments parse(int argc, char** argv) {
   Arguments a;
+  // The shrinking flags given, with the mode each applies to ('i' int8, 'p' palette, 0 both), checked
+  // once all are read (as options.js tags them for the npm CLI).
+  static const std::pair<const char*, char> kShrinkFlags[] = {
+      {"--mode", 0}, {"--levels", 'p'}, {"--block", 'i'}, {"--scheme", 0}, {"--form", 'i'}, {"--bits", 'i'}, {"--tensor-bits", 'i'},
+      {"--small", 'i'}, {"--min-elements", 0}, {"--rounding-draw", 'i'}, {"--exclude", 0}, {"--exclude-nodes", 0}, {"--exclude-ops", 0}};
+  std::vector<std::pair<std::string, char>> given;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
+    for (const auto& [flag, mode] : kShrinkFlags) {
+      if (arg == flag) given.emplace_back(arg, mode);
+    }
     auto value = [&]() -> std::string {
       if (i + 1 >= argc) usage_error(arg + " needs a value");
       return argv[++i];
@@ -432,6 +441,15 @@ Arguments parse(int argc, char** argv) {
     }
   }
   if (a.input.empty()) usage_error("no input model");
+  if (a.expand && a.inspect) usage_error("--expand writes a model and --inspect writes none: give one");
+  for (const auto& [flag, mode] : given) {
+    // --expand turns shrunk weights back into floats: shrinking's options would change nothing.
+    if (a.expand) usage_error("--expand turns a shrunk model's weights back into floats: it takes no " + flag);
+    const bool palette = a.options.mode == onnx_shrink::Mode::Palette;
+    if (mode && (mode == 'p') != palette) {
+      usage_error(flag + " applies to " + (palette ? "int8" : "palette") + " mode, not " + (palette ? "palette" : "int8") + " mode");
+    }
+  }
   if (!a.inspect && a.output.empty()) usage_error("no output: give -o OUT.onnx, or --inspect");
   if (!a.output.empty() && a.options.external_location.empty()) {
     a.options.external_location = base_name(a.output) + ".data";

@@ -163,6 +163,9 @@ test('a bad option: the error and one line pointing at --help, with the nearest 
     [['--dim', '3'], '--dim needs --verify or --target'],
     [['--expand', '--mode', 'palette', '--verify'], '--expand turns a shrunk model\'s weights back into floats: it takes no --verify or --mode'],
     [['--min-elements', '-1'], "--min-elements needs a whole number of 0 or more, not '-1'"],
+    // A flag of the other mode would change nothing: refused, as the native CLI does.
+    [['--levels', '16'], '--levels applies to palette mode, not int8 mode'],
+    [['--mode', 'palette', '--block', '64'], '--block applies to int8 mode, not palette mode'],
     [['--scheme', 'auto,chanel'], "--scheme takes auto, channel, tensor, kmeans or uniform, not 'chanel'; did you mean channel?"],
   ]) {
     const p = run('m.onnx', ...args);

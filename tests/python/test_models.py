@@ -679,6 +679,19 @@ class CommandLine(unittest.TestCase):
         p = run_cli(os.path.join(FIXTURES, "silero_vad_v5.onnx"), "-o", os.path.join(self.dir, "o.onnx"), "--mode", "palette", "--levels", "1")
         self.assertEqual(p.returncode, 2)
         self.assertIn("levels must be between 2 and 65536", p.stderr)
+        # A flag of the other mode, or a shrinking flag with --expand, would change nothing: refused
+        # (as the npm CLI does), in one line and a pointer to --help, not the whole usage text.
+        silero = os.path.join(FIXTURES, "silero_vad_v5.onnx")
+        for args, message in ((["--levels", "16"], "--levels applies to palette mode, not int8 mode"),
+                              (["--mode", "palette", "--small", "keep"], "--small applies to int8 mode, not palette mode"),
+                              (["--expand", "--mode", "palette"], "--expand turns a shrunk model's weights back into floats: it takes no --mode"),
+                              (["--expand", "--inspect"], "--expand writes a model and --inspect writes none: give one")):
+            with self.subTest(args=args):
+                out = os.path.join(self.dir, "never.onnx")
+                p = run_cli(silero, "-o", out, *args)
+                self.assertEqual(p.returncode, 2)
+                self.assertEqual(p.stderr, f"onnx-shrink: {message}\nRun 'onnx-shrink --help' for the options.\n")
+                self.assertFalse(os.path.exists(out))
 
     def test_inspect_prints_json(self):
         p = run_cli(os.path.join(FIXTURES, "ch_PP-OCRv4_det_infer.onnx"), "--inspect", "-q")
