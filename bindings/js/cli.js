@@ -298,8 +298,10 @@ async function main() {
   let inputs;
   try {
     inputs = expandInputs(a.inputs);
-    if (inputs.length > 1 && a.output && (a.output.endsWith('.onnx') || isStream(a.output))) {
-      throw new OnnxShrinkError(`with several inputs, -o names a folder${isStream(a.output) ? ', not a stream' : ''}`, 'BAD_OPTION');
+    const folderIn = a.inputs.some((i) => i !== '-' && statSync(i).isDirectory());
+    if ((inputs.length > 1 || folderIn) && a.output && (a.output.endsWith('.onnx') || isStream(a.output))) {
+      throw new OnnxShrinkError(`with ${inputs.length > 1 ? 'several inputs' : 'a folder as input'}, -o names a folder` +
+                                `${isStream(a.output) ? ', not a stream' : `, not '${a.output}'`}`, 'BAD_OPTION');
     }
     if (a.target && (inputs.length > 1 || a.inputs.some((i) => i !== '-' && statSync(i).isDirectory()))) {
       throw new OnnxShrinkError('--target works on one model at a time (its samples are that model\'s): give one model file', 'BAD_OPTION');

@@ -132,6 +132,20 @@ let tempCount = 0;
 // A file written under a temporary name and renamed on success: no partial output, ever. For a
 // stream the temporary file is in the system's temporary folder, and commit() copies it out whole:
 // a failed run sends nothing down a pipe, and never replaces /dev/stdout with a file.
+// The folders of `dir` that do not exist yet, made from the top down. (Node 20's mkdirSync with
+// `recursive` loops for ever where a parent cannot be made, e.g. under /proc/self.)
+function makeFolders(dir) {
+  const missing = [];
+  let d = path.resolve(dir);
+  while (!existsSync(d)) {
+    missing.push(d);
+    if (path.dirname(d) === d) break;
+    d = path.dirname(d);
+  }
+  if (existsSync(d) && !statSync(d).isDirectory()) throw new Error(`'${d}' is a file, not a folder`);
+  for (const folder of missing.reverse()) mkdirSync(folder);
+}
+
 export class TempFile {
   constructor(target, tag) {
     this.target = target;
@@ -145,10 +159,11 @@ export class TempFile {
     this.real = real;
     removeIfLeftBehind(this.temp);  // first: a kill right after the file appears still removes it
     try {
-      mkdirSync(path.dirname(this.temp), { recursive: true });
+      makeFolders(path.dirname(this.temp));
       this.fd = openSync(this.temp, 'w');
     } catch (e) {
-      throw new OnnxShrinkError(`cannot write '${target}': ${e.message}`, 'IO');
+      // The temporary file's name is ours: the error names the file asked for.
+      throw new OnnxShrinkError(`cannot write '${target}': ${e.message.replaceAll(this.temp, this.real)}`, 'IO');
     }
     this.size = 0;
   }

@@ -480,7 +480,8 @@ int run(const Arguments& a) {
     }
     const std::string folder = folder_of(*target);
     if (!target->empty() && *target != "-" && (::stat(folder.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))) {
-      throw Error(ErrorCode::BadOption, "cannot write '" + *target + "': the folder '" + folder + "' does not exist");
+      throw Error(ErrorCode::BadOption, "cannot write '" + *target + "': '" + folder + "' " +
+                                            (::stat(folder.c_str(), &st) == 0 ? "is a file, not a folder" : "does not exist (the native driver makes no folders)"));
     }
   }
   onnx_shrink::MemorySource source(input.data(), input.size());
@@ -533,7 +534,7 @@ int main(int argc, char** argv) {
     return run(arguments);
   } catch (const Error& e) {
     std::fprintf(stderr, "onnx-shrink: %s: %s\n", arguments.input.c_str(), e.what());
-    return e.code == ErrorCode::Io ? 1 : 2;
+    return 2;  // bad input, options or files (an input not read, an output not written), as the npm CLI says
   } catch (const std::bad_alloc&) {
     std::fprintf(stderr, "onnx-shrink: %s: out of memory\n", arguments.input.c_str());
     return 1;

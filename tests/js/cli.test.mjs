@@ -238,6 +238,27 @@ test("'-' and streams: a model from standard input, the result to standard outpu
   assert.match(many.stderr, /with several inputs, -o names a folder, not a stream/);
 });
 
+test('-o: a folder input names a folder; folders that cannot be made, or a file where one should be, are said so', () => {
+  const dir = tempDir('cli-folders');
+  const input = path.join(fixtures, 'silero_vad_v5.onnx');
+  mkdirSync(path.join(dir, 'one'));
+  copyFileSync(input, path.join(dir, 'one', 'silero.onnx'));
+  // One model in a folder: -o names a folder all the same, and no folder is made under a file's name.
+  const named = run(path.join(dir, 'one'), '-o', path.join(dir, 'y.onnx'), '-q');
+  assert.equal(named.status, 2);
+  assert.equal(named.stderr, `onnx-shrink: with a folder as input, -o names a folder, not '${path.join(dir, 'y.onnx')}'\n`);
+  assert.equal(existsSync(path.join(dir, 'y.onnx')), false);
+  // A file where a folder of -o should be.
+  const underFile = run(input, '-o', path.join(dir, 'one', 'silero.onnx', 'x.onnx'), '-q');
+  assert.equal(underFile.status, 2);
+  assert.match(underFile.stderr, new RegExp(`cannot write '.*x\\.onnx': '.*silero\\.onnx' is a file, not a folder\n$`));
+  // A folder that cannot be made ends the run at once (Node's own recursive mkdir looped there for ever).
+  const proc = spawnSync(process.execPath, [cli, input, '-o', '/proc/self/nope/x.onnx', '-q'], { encoding: 'utf8', timeout: 60_000 });
+  assert.equal(proc.status, 2);
+  assert.match(proc.stderr, /cannot write '\/proc\/self\/nope\/x\.onnx': ENOENT: .*mkdir '\/proc\/self\/nope'/);
+  assert.doesNotMatch(proc.stderr, /\.partial/);
+});
+
 // Resolves once `condition()` holds, checked at the start and on every change in `dir`
 // (inotify, no polling); rejects after `ms` milliseconds.
 function whenInDir(dir, condition, ms, what) {

@@ -655,8 +655,12 @@ class CommandLine(unittest.TestCase):
         # A missing folder is named, and nothing is made.
         p = run_cli(silero, "-o", os.path.join(self.dir, "nowhere", "x.onnx"), "-q")
         self.assertEqual(p.returncode, 2)
-        self.assertIn("the folder '%s' does not exist" % os.path.join(self.dir, "nowhere"), p.stderr)
+        self.assertIn("'%s' does not exist (the native driver makes no folders)" % os.path.join(self.dir, "nowhere"), p.stderr)
         self.assertNotIn(".partial", p.stderr)
+        # A file where a folder should be is said to be one.
+        p = run_cli(silero, "-o", os.path.join(self.dir, "fresh.onnx", "x.onnx"), "-q")
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("'%s' is a file, not a folder" % os.path.join(self.dir, "fresh.onnx"), p.stderr)
         self.assertEqual(sorted(os.listdir(self.dir)), sorted(["fresh.onnx", "out.onnx", "other-name.onnx", "link.onnx", "target.onnx", "folder"]))
 
     def test_never_overwrites_its_input(self):
