@@ -217,11 +217,15 @@ export function parse(argv) {
     choice(o.flag, v, [...words(o), ...(o.numbers ?? [])]);
     return words(o).includes(v) ? v : Number(v);
   };
+  // --flag=value is --flag value (a flag that takes no value refuses one below).
+  argv = argv.flatMap((arg) => (/^--[a-z-]+=/.test(arg) ? [arg.slice(0, arg.indexOf('=')), { given: arg.slice(arg.indexOf('=') + 1) }] : [arg]));
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
+    if (typeof arg === 'object') throw new UsageError(`${argv[i - 1]} takes no value (got ${argv[i - 1]}=${arg.given})`);
     const value = () => {
       if (i + 1 >= argv.length) throw new UsageError(`${arg} needs a value`);
-      return argv[++i];
+      const next = argv[++i];
+      return typeof next === 'object' ? next.given : next;
     };
     switch (arg) {
       case '-h': case '--help': process.stdout.write(USAGE); process.exit(0); break;
@@ -293,6 +297,7 @@ export function parse(argv) {
     throw new UsageError(`${verifyOnly.map(([flag]) => flag).join(', ')} ${verifyOnly.length === 1 ? 'needs' : 'need'} --verify${samplesOnly ? ' or --target' : ''}`);
   }
   checkTargetFlags(a);
+  if (a.inspect && a.verify) throw new UsageError('--verify checks the model a run writes, and --inspect writes none: give one');
   if (a.expand) {
     // --expand turns shrunk weights back into floats: shrinking's options and checks do nothing there.
     const refused = [['--verify', a.verify], ['--inspect', a.inspect], ['--dim', a.dimGiven],
@@ -306,6 +311,9 @@ export function parse(argv) {
   if (otherMode) throw new UsageError(`${OPTION[otherMode].flag} applies to ${OPTION[otherMode].mode} mode, not ${mode} mode`);
   if (a.dimGiven && !a.verify && !a.target) throw new UsageError('--dim needs --verify or --target');
   if (a.output === '-' && a.json) throw new UsageError('-o - and --json would both write to standard output');
+  if (a.output === '-' && process.stdout.isTTY) {
+    throw new UsageError("-o - writes the model's bytes to standard output, which is a terminal here: redirect it (> model.onnx, | brotli > model.onnx.br)");
+  }
   if (a.output === '-' && a.report === '-') throw new UsageError('-o - and --report - would both write to standard output');
   if (a.json && a.report === '-') throw new UsageError('--json and --report - would both write to standard output');
   if (a.inputs.filter((i) => i === '-').length > 1) throw new UsageError("standard input ('-') can be read only once");

@@ -33,7 +33,10 @@ export function expandInputs(inputs) {
     if (statSync(input).isDirectory()) walk(input, '');
     else out.push({ file: input, under: '' });
   }
-  if (out.length === 0) throw new OnnxShrinkError('no .onnx files found in the given folders', 'IO');
+  if (out.length === 0) {
+    const folders = inputs.filter((i) => i !== '-').map((i) => `'${i}'`).join(', ');
+    throw new OnnxShrinkError(`no .onnx files in ${folders} (files named *.shrunk.onnx are results, left out)`, 'IO');
+  }
   return out;
 }
 

@@ -367,14 +367,26 @@ Arguments parse(int argc, char** argv) {
       {"--mode", 0}, {"--levels", 'p'}, {"--block", 'i'}, {"--scheme", 0}, {"--form", 'i'}, {"--bits", 'i'}, {"--tensor-bits", 'i'},
       {"--small", 'i'}, {"--min-elements", 0}, {"--rounding-draw", 'i'}, {"--exclude", 0}, {"--exclude-nodes", 0}, {"--exclude-ops", 0}};
   std::vector<std::pair<std::string, char>> given;
+  // --flag=value is --flag value; `attached` holds such a value until its flag takes it.
+  std::vector<std::string> args;
+  std::vector<bool> attached;
   for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
+    const std::string s = argv[i];
+    const size_t eq = s.find('=');
+    const bool split = s.rfind("--", 0) == 0 && eq != std::string::npos && eq > 2;
+    args.push_back(split ? s.substr(0, eq) : s), attached.push_back(false);
+    if (split) args.push_back(s.substr(eq + 1)), attached.push_back(true);
+  }
+  argc = static_cast<int>(args.size()) + 1;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = args[i - 1];
+    if (attached[i - 1]) usage_error(args[i - 2] + " takes no value (got " + args[i - 2] + "=" + arg + ")");
     for (const auto& [flag, mode] : kShrinkFlags) {
       if (arg == flag) given.emplace_back(arg, mode);
     }
     auto value = [&]() -> std::string {
       if (i + 1 >= argc) usage_error(arg + " needs a value");
-      return argv[++i];
+      return args[++i - 1];
     };
     if (arg == "-h" || arg == "--help") {
       std::fputs(usage().c_str(), stdout);
@@ -451,6 +463,9 @@ Arguments parse(int argc, char** argv) {
     }
   }
   if (!a.inspect && a.output.empty()) usage_error("no output: give -o OUT.onnx, or --inspect");
+  if (a.output == "-" && ::isatty(STDOUT_FILENO)) {
+    usage_error("-o - writes the model's bytes to standard output, which is a terminal here: redirect it (> model.onnx, | brotli > model.onnx.br)");
+  }
   if (!a.output.empty() && a.options.external_location.empty()) {
     a.options.external_location = base_name(a.output) + ".data";
   }

@@ -238,6 +238,16 @@ test("'-' and streams: a model from standard input, the result to standard outpu
   assert.match(many.stderr, /with several inputs, -o names a folder, not a stream/);
 });
 
+test('--flag=value is --flag value', () => {
+  const dir = tempDir('cli-equals');
+  const input = path.join(fixtures, 'silero_vad_v5.onnx');
+  const joined = run(input, '-o', path.join(dir, 'a.onnx'), '--mode=palette', '--levels=64', '-q');
+  const apart = run(input, '-o', path.join(dir, 'b.onnx'), '--mode', 'palette', '--levels', '64', '-q');
+  assert.equal(joined.status, 0, joined.stderr);
+  assert.equal(apart.status, 0, apart.stderr);
+  assert.ok(readFileSync(path.join(dir, 'a.onnx')).equals(readFileSync(path.join(dir, 'b.onnx'))));
+});
+
 test('-o: a folder input names a folder; folders that cannot be made, or a file where one should be, are said so', () => {
   const dir = tempDir('cli-folders');
   const input = path.join(fixtures, 'silero_vad_v5.onnx');

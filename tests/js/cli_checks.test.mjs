@@ -165,6 +165,8 @@ test('a bad option: the error and one line pointing at --help, with the nearest 
     [['--min-elements', '-1'], "--min-elements needs a whole number of 0 or more, not '-1'"],
     // A flag of the other mode would change nothing: refused, as the native CLI does.
     [['--levels', '16'], '--levels applies to palette mode, not int8 mode'],
+    [['--inspect', '--verify'], '--verify checks the model a run writes, and --inspect writes none: give one'],
+    [['--json=1'], '--json takes no value (got --json=1)'],
     [['--mode', 'palette', '--block', '64'], '--block applies to int8 mode, not palette mode'],
     [['--scheme', 'auto,chanel'], "--scheme takes auto, channel, tensor, kmeans or uniform, not 'chanel'; did you mean channel?"],
   ]) {
@@ -183,6 +185,15 @@ test('a bad option: the error and one line pointing at --help, with the nearest 
     assert.equal(p.status, 2);
     assert.ok(p.stderr.startsWith(`onnx-shrink: unknown option ${flag.slice(0, -1)}; did you mean ${flag}?\n`), `${flag}: ${p.stderr}`);
   }
+});
+
+test('-o - to a terminal is refused: the model\'s bytes go to a file or a pipe', () => {
+  // `script` runs the CLI with a terminal as its standard output (util-linux, on every Debian).
+  const p = spawnSync('script', ['-qec', `${process.execPath} ${cli} ${path.join(root, 'tests', 'fixtures', 'silero_vad_v5.onnx')} -o -`, '/dev/null'],
+                      { encoding: 'utf8' });
+  assert.equal(p.status, 2, p.stdout);
+  assert.match(p.stdout, /^onnx-shrink: -o - writes the model's bytes to standard output, which is a terminal here: redirect it/);
+  assert.ok(p.stdout.length < 400);
 });
 
 test('a model file cut short is called truncated, as the page says it', () => {

@@ -696,6 +696,15 @@ class CommandLine(unittest.TestCase):
                 self.assertEqual(p.returncode, 2)
                 self.assertEqual(p.stderr, f"onnx-shrink: {message}\nRun 'onnx-shrink --help' for the options.\n")
                 self.assertFalse(os.path.exists(out))
+        # --flag=value is --flag value; a flag that takes none refuses one.
+        joined, apart = os.path.join(self.dir, "joined.onnx"), os.path.join(self.dir, "apart.onnx")
+        self.assertEqual(run_cli(silero, "-o", joined, "-q", "--mode=palette", "--levels=64").returncode, 0)
+        self.assertEqual(run_cli(silero, "-o", apart, "-q", "--mode", "palette", "--levels", "64").returncode, 0)
+        self.assertEqual(sha(joined), sha(apart))
+        os.remove(joined), os.remove(apart)
+        p = run_cli(silero, "-o", joined, "--quiet=1")
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("--quiet takes no value (got --quiet=1)", p.stderr)
 
     def test_inspect_prints_json(self):
         p = run_cli(os.path.join(FIXTURES, "ch_PP-OCRv4_det_infer.onnx"), "--inspect", "-q")
