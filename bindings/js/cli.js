@@ -327,7 +327,13 @@ async function main() {
       if (process.stderr.isTTY) process.stderr.write('\r\x1b[K');
       if (!(e instanceof OnnxShrinkError)) throw e;
       // A file cut short is said so in the page's words; the engine's detail follows.
-      const message = e.code === 'TRUNCATED' ? `this model file is cut short (truncated), download it again: ${e.message}` : e.message;
+      let message = e.code === 'TRUNCATED' ? `this model file is cut short (truncated), download it again: ${e.message}` : e.message;
+      // A data file not found: where it was looked for (beside the model), or why it could not be.
+      const missing = e.code === 'EXTERNAL_DATA_MISSING' && /file '([^']+)'/.exec(e.message)?.[1];
+      if (missing) {
+        message += input.file === '-' ? ' (a model from standard input has no folder to find it in: give the model as a file)'
+                                      : ` (looked for '${path.join(path.dirname(input.file), missing)}')`;
+      }
       process.stderr.write(`onnx-shrink: ${input.file === '-' ? 'standard input' : input.file}: ${message}\n`);
       failed = true;
       internal ||= e.code === 'INTERNAL';

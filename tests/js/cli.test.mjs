@@ -238,6 +238,21 @@ test("'-' and streams: a model from standard input, the result to standard outpu
   assert.match(many.stderr, /with several inputs, -o names a folder, not a stream/);
 });
 
+test('a data file not found: the error says where it was looked for, or why a model from standard input cannot find one', () => {
+  const dir = tempDir('cli-missing-data');
+  const model = path.join(dir, 'm.onnx');
+  assert.equal(spawnSync('/usr/bin/python3', [path.join(root, 'bench', 'make_model.py'), '5', model, '--external']).status, 0);
+  rmSync(`${model}.data`);
+  const file = run(model, '-q');
+  assert.equal(file.status, 2);
+  assert.equal(file.stderr, `onnx-shrink: ${model}: tensor 'layer0.weight' keeps its data in the external file 'm.onnx.data', which was not supplied ` +
+                            `(looked for '${model}.data')\n`);
+  const piped = spawnSync(process.execPath, [cli, '-', '-o', path.join(dir, 'x.onnx')], { input: readFileSync(model), encoding: 'utf8' });
+  assert.equal(piped.status, 2);
+  assert.match(piped.stderr, /^onnx-shrink: standard input: .*which was not supplied \(a model from standard input has no folder to find it in: give the model as a file\)\n$/);
+  assert.deepEqual(readdirSync(dir), ['m.onnx']);
+});
+
 test('--flag=value is --flag value', () => {
   const dir = tempDir('cli-equals');
   const input = path.join(fixtures, 'silero_vad_v5.onnx');
