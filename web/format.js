@@ -22,9 +22,11 @@ export function sizeChange(before, after, { saves = false } = {}) {
   if (!(before > 0) || !(after > 0)) return '–';
   if (before === after) return 'same size';
   const r = before > after ? before / after : after / before;
+  const share = (100 * Math.abs(1 - after / before)).toFixed(1);
+  // A change that rounds to 1.00× is said as a share ("0.3 % smaller").
+  if (r < 1.005) return `${share} % ${before > after ? 'smaller' : 'larger'}`;
   const ratio = `${r.toFixed(r < 2 ? 2 : r < 10 ? 1 : 0)}× ${before > after ? 'smaller' : 'larger'}`;
   if (!saves) return ratio;
-  const share = (100 * Math.abs(1 - after / before)).toFixed(1);
   return before > after ? `${ratio}, saves ${share} %` : `${ratio}, ${share} % more`;
 }
 

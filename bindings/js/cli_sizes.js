@@ -87,10 +87,12 @@ export function chosenBrotli(target, size, objective = 'brotli') {
 }
 
 // How much smaller the result is, in the words the page uses too: "2.8× smaller" (before ÷ after;
-// two decimals under 2×, none from 10×), "1.05× larger" when it grew, "same size".
+// two decimals under 2×, none from 10×), "1.05× larger" when it grew, "same size"; a change that
+// rounds to 1.00× as a share ("0.3 % smaller").
 export function sizeChange(before, after) {
   if (!before || !after) return '-';
   if (before === after) return 'same size';
   const r = before > after ? before / after : after / before;
+  if (r < 1.005) return `${(100 * Math.abs(1 - after / before)).toFixed(1)} % ${before > after ? 'smaller' : 'larger'}`;
   return `${r.toFixed(r < 2 ? 2 : r < 10 ? 1 : 0)}× ${before > after ? 'smaller' : 'larger'}`;
 }

@@ -69,3 +69,17 @@ test('past the limit, and brotli not asked for: null', async () => {
   assert.equal(gzip.data, null);
   assert.equal(brotli, null);
 });
+
+test('how much smaller, in the words the CLI and the page share: a change that rounds to 1.00× is said as a share', async () => {
+  const { sizeChange } = await import('../../bindings/js/cli_sizes.js');
+  const page = (await import('../../web/format.js')).sizeChange;
+  for (const say of [sizeChange, page]) {
+    assert.equal(say(2_327_524, 823_469), '2.8× smaller');
+    assert.equal(say(1000, 1000), 'same size');
+    assert.equal(say(1000, 997), '0.3 % smaller');
+    assert.equal(say(1000, 1004), '0.4 % larger');
+    assert.equal(say(1000, 1050), '1.05× larger');
+  }
+  assert.equal(page(1000, 997, { saves: true }), '0.3 % smaller');
+  assert.equal(page(2_327_524, 823_469, { saves: true }), '2.8× smaller, saves 64.6 %');
+});
