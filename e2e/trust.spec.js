@@ -65,16 +65,24 @@ test('a check on guessed input shapes is not a pass: it names each guessed dimen
   // "Set the shape of x" goes to the field that sets it.
   await verdict.locator('button', { hasText: 'Set the shape of x' }).click();
   await expect(page.locator('#check-shape-0')).toBeFocused();
-  // With the shape and the real page given, the check is a check: green, no suspicion.
+  // With the shape and the real page given, the check is a check, with no suspicion; without a
+  // threshold it is neither a pass nor a fail (neutral colours).
   await page.fill('#check-shape-0', '1x3x320x640');
   await expect(page.locator('#check-guess')).toBeHidden();
   await page.setInputFiles('#check-file-0', path.join(fixtures, 'det_x.bin'));
   await page.click('#check-run');
   await expect(verdict).toHaveAttribute('data-verdict', 'checked', { timeout: 90_000 });
-  await expect(verdict).toHaveClass(/\bok\b/);
+  await expect(verdict).toHaveClass(/\binfo\b/);
+  await expect(verdict).toContainText('No threshold was set, so this is no pass or fail');
   await expect(verdict).toContainText("The output that moved most, 'sigmoid_0.tmp_0'");
   await expect(page.locator('#check-table .tag')).toHaveCount(0);
   expect(Number(await page.locator('#check-table tbody tr:first-child td:nth-child(4)').textContent())).toBeGreaterThan(0);
+  // At the decision threshold, the 8-bit default keeps 99.974 % of det's pixels: a pass (green).
+  await page.fill('#check-threshold', '0.3');
+  await page.click('#check-run');
+  await expect(verdict).toContainText('Every output keeps 99.9 % or more of its decisions at 0.3.', { timeout: 90_000 });
+  await expect(verdict).toHaveAttribute('data-verdict', 'checked');
+  await expect(verdict).toHaveClass(/\bok\b/);
   // A threshold no value reaches: every decision the same in both models, said, not counted a pass.
   await page.fill('#check-threshold', '2');
   await page.click('#check-run');
