@@ -18,21 +18,21 @@ export const OPTIONS = [
   { key: 'mode', flag: '--mode', words: ['int8', 'palette'], default: 'int8',
     help: 'int8: 8-bit codes expanded in the graph; palette: at most `levels` values per tensor, stored as floats (compresses several-fold)' },
   { key: 'scheme', flag: '--scheme', words: { int8: ['auto', 'channel', 'tensor'], palette: ['auto', 'kmeans', 'uniform'] }, default: 'auto',
-    help: 'tensor and uniform reproduce the original Shrink Ray' },
+    help: 'tensor and uniform reproduce the original Shrink Ray (the Python tool onnx-shrink was made to beat)' },
   { key: 'levels', flag: '--levels', mode: 'palette', min: 2, max: 65536, uint32: true, default: 256,
     help: 'levels per tensor' },
   { key: 'block', flag: '--block', mode: 'int8', min: 16, max: 4096, powerOfTwo: true, uint32: true, default: 0,
     help: 'one scale per this many values along the reduction axis, or 0: per channel' },
   { key: 'form', flag: '--form', mode: 'int8', words: ['fold', 'dq'], default: 'fold',
-    help: 'Cast->Mul->Add, folded at load (fold), or DequantizeLinear (dq)' },
+    help: 'Cast->Mul->Add, which onnxruntime computes once when the session is created (fold), or DequantizeLinear (dq), computed at every inference' },
   { key: 'bits', flag: '--bits', mode: 'int8', words: ['auto'], numbers: [2, 3, 4, 5, 6, 7, 8, 9, 10, 12, 16], default: 'auto',
     help: 'bits per value of the codes. auto: 8, plus a 9th and 10th for the tensors the bytes `small` saves pay for, ' +
-          'lowest estimated SQNR first: never larger than 8 bits with the small tensors kept. A number: that many for every tensor that can take them ' +
+          'those rounded worst first (lowest estimated signal-to-noise ratio, SQNR): never larger than 8 bits with the small tensors kept. A number: that many for every tensor that can take them ' +
           '(2 to 7: still one byte per value, which gzip and brotli store in about that many bits)' },
   { key: 'tensorBits', flag: '--tensor-bits', mode: 'int8', default: {},
     help: 'bits for the named tensors instead of `bits`: {name: bits} (on the command line NAME=BITS,...)' },
   { key: 'minElements', flag: '--min-elements', default: 16384,
-    help: 'smaller tensors get no 8-bit codes (see `small`)' },
+    help: 'smaller tensors get no 8-bit codes (see `small`) and no palette' },
   { key: 'small', flag: '--small', mode: 'int8', words: ['auto', 'fp16', 'keep'], default: 'auto',
     help: 'float32 tensors under `minElements` stored as float16 behind a Cast where float16 holds them ' +
           '(auto: when large ones are shrunk; fp16: always); keep: left alone' },
