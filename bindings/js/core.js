@@ -334,11 +334,13 @@ function toSource(module, prepared, owned, guard, what) {
   };
 }
 
-// Collects output into one array of the announced size, or passes chunks to `onChunk`: copies,
-// or with `views` the engine's memory itself.
+// A view of the engine's memory used after its callback returned (the callback gave a promise).
 const laterView = (callback) => badOption(`${callback} returned a promise, but with chunks: 'view' each chunk is valid only until ` +
   "the callback returns. Write it synchronously (fs.writeSync, hash.update) or use chunks: 'copy' (the default) for " +
   'streams and fs/promises, which keep the chunk');
+
+// Collects output into one array of the announced size, or passes chunks to `onChunk`: copies,
+// or with `views` the engine's memory itself.
 function collector(module, onChunk, views, guard, what) {
   let array = null, at = 0;
   return {
