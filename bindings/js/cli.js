@@ -117,6 +117,11 @@ async function processOne(model, a, many, rows, reports, readFiles) {
       kept.commit();
     }
     brotli?.show(progressBar(shownName, a.quiet || a.json));
+    // A data file of an earlier run beside a result that has none: the new model does not use it.
+    if (!kept.externalFile && output !== '-' && !isStream(output) && statSync(dataFileOf(output), { throwIfNoEntry: false })?.isFile() &&
+        !inputFiles.some((f) => sameFile(f, dataFileOf(output)))) {
+      warn(a, `${dataFileOf(output)} is beside the result but not part of it (an earlier run's data file?): the new model keeps its weights inline`);
+    }
     // Asked for a data file and none came: the engine's summary says why.
     if (a.options.externalData === 'external' && !kept.externalFile) {
       warn(a, `${shownInput}: --external-data external wrote no data file. ${kept.report.summary.match(/No tensor went to external data[^]*$/)?.[0] ?? ''}`.trimEnd());

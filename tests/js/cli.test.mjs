@@ -253,6 +253,19 @@ test('a data file not found: the error says where it was looked for, or why a mo
   assert.deepEqual(readdirSync(dir), ['m.onnx']);
 });
 
+test('an earlier run\'s data file beside an inline result is said not to be part of it', () => {
+  const dir = tempDir('cli-stale-data');
+  const model = path.join(dir, 'm.onnx'), out = path.join(dir, 'o.onnx');
+  assert.equal(spawnSync('/usr/bin/python3', [path.join(root, 'bench', 'make_model.py'), '5', model, '--external']).status, 0);
+  assert.equal(run(model, '-o', out, '--external-data', 'external', '-q').status, 0);
+  assert.ok(existsSync(`${out}.data`));
+  const inline = run(model, '-o', out);
+  assert.equal(inline.status, 0, inline.stderr);
+  assert.match(inline.stderr, new RegExp(`warning: ${out.replace(/[.]/g, '\\.')}\\.data is beside the result but not part of it \\(an earlier run's data file\\?\\)`));
+  // The split run again: its data file is its own, and nothing is said.
+  assert.doesNotMatch(run(model, '-o', out, '--external-data', 'external').stderr, /beside the result/);
+});
+
 test('--flag=value is --flag value', () => {
   const dir = tempDir('cli-equals');
   const input = path.join(fixtures, 'silero_vad_v5.onnx');
