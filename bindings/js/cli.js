@@ -300,23 +300,22 @@ async function main() {
   }
   const rows = [], reports = [];
   let failed = false, internal = false;
-  let inputs;
+  let inputs, many;
   try {
     inputs = expandInputs(a.inputs);
-    const folderIn = a.inputs.some((i) => i !== '-' && statSync(i).isDirectory());
-    if ((inputs.length > 1 || folderIn) && a.output && (a.output.endsWith('.onnx') || isStream(a.output))) {
+    // With several models, or a folder, -o names a folder.
+    many = inputs.length > 1 || a.inputs.some((i) => i !== '-' && statSync(i).isDirectory());
+    if (many && a.output && (a.output.endsWith('.onnx') || isStream(a.output))) {
       throw new OnnxShrinkError(`with ${inputs.length > 1 ? 'several inputs' : 'a folder as input'}, -o names a folder` +
                                 `${isStream(a.output) ? ', not a stream' : `, not '${a.output}'`}`, 'BAD_OPTION');
     }
-    if (a.target && (inputs.length > 1 || a.inputs.some((i) => i !== '-' && statSync(i).isDirectory()))) {
+    if (a.target && many) {
       throw new OnnxShrinkError('--target works on one model at a time (its samples are that model\'s): give one model file', 'BAD_OPTION');
     }
   } catch (e) {
     process.stderr.write(`onnx-shrink: ${e.message}\n`);
     return 2;
   }
-  // With several models, or a folder, -o names a folder.
-  const many = inputs.length > 1 || a.inputs.some((i) => i !== '-' && statSync(i).isDirectory());
   try {
     checkDistinctOutputs(inputs, a, many);
     checkReportTarget(inputs, a);

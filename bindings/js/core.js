@@ -339,9 +339,10 @@ const laterView = (callback) => badOption(`${callback} returned a promise, but w
   "the callback returns. Write it synchronously (fs.writeSync, hash.update) or use chunks: 'copy' (the default) for " +
   'streams and fs/promises, which keep the chunk');
 
-// Collects output into one array of the announced size, or passes chunks to `onChunk`: copies,
-// or with `views` the engine's memory itself.
-function collector(module, onChunk, views, guard, what) {
+// Collects output into one array of the announced size, or passes chunks to options[callback]
+// (onModelData or onExternalData): copies, or with `views` the engine's memory itself.
+function collector(module, options, callback, views, guard, what) {
+  const onChunk = options[callback];
   let array = null, at = 0;
   return {
     expect: guard((total) => {
@@ -353,7 +354,7 @@ function collector(module, onChunk, views, guard, what) {
       if (onChunk) {
         const answer = onChunk(views ? view : view.slice());
         // A promise says the chunk is used after the callback returns, when a view no longer holds it.
-        if (views && typeof answer?.then === 'function') throw laterView(what === 'writing the model' ? 'onModelData' : 'onExternalData');
+        if (views && typeof answer?.then === 'function') throw laterView(callback);
       } else {
         array.set(view, at);
       }
@@ -415,8 +416,8 @@ export function createApi(loadWasm, pathHint = (name) => `pass the model's bytes
     const read = new Set();  // the external data files the model refers to (and the engine read)
     try {
       const views = options.chunks === 'view';
-      const out = collector(module, options.onModelData, views, guard, 'writing the model');
-      const external = collector(module, options.onExternalData, views, guard, 'writing the external data');
+      const out = collector(module, options, 'onModelData', views, guard, 'writing the model');
+      const external = collector(module, options, 'onExternalData', views, guard, 'writing the external data');
       const io = {
         model: toSource(module, asSource(model), owned, guard, 'reading the model'),
         external: guard((name) => {

@@ -321,7 +321,7 @@ export async function searchTarget(model, settings) {
 }
 
 async function searchAll(model, settings) {
-  const refused = refusedOptions(settings.options ?? {});
+  const refused = targetRefusal(settings.options);
   if (refused) throw refusal(refused);
   // With samples, 'default' is the default's measured error (rel. L2 on the calibration samples),
   // and the default's file answers when no smaller one meets it.
@@ -368,14 +368,11 @@ async function measuredDefault(model, { engine, options = {}, measure, size }) {
 // An error of what was asked (options, target, model), not of the search: `refused` tells them apart.
 const refusal = (message) => Object.assign(new Error(message), { refused: true });
 
-// Why target mode cannot search with `options` (null: it can), before anything runs.
-export const targetRefusal = (options) => refusedOptions(options ?? {});
-
 // Why target mode cannot search with these options, in words (null: it can). It gives each tensor
 // 2 to 10 bits of int8 codes (to 8 with form 'dq'; 12 or 16 past the path's top). The API and the
 // CLI say 'target: ' before it. Options that would change the points' files after they are sized
 // (external data, a result handed out in pieces) are refused too: the evidence is of the files written.
-function refusedOptions({ mode = 'int8', scheme = 'auto', bits = 'auto', tensorBits = {}, externalData = 'auto', chunks, onModelData, onExternalData }) {
+export function targetRefusal({ mode = 'int8', scheme = 'auto', bits = 'auto', tensorBits = {}, externalData = 'auto', chunks, onModelData, onExternalData } = {}) {
   if (mode !== 'int8') return `each tensor gets int8 codes of 2 to 10 bits, so mode must be 'int8', not '${mode}'`;
   if (scheme === 'tensor') return "each tensor gets its own bits, and scheme 'tensor' (the original tool's formula) has 8 only: give scheme 'auto' or 'channel'";
   if (bits !== 'auto' || Object.keys(tensorBits ?? {}).length) return 'the search chooses each tensor\'s bits: give neither bits nor tensorBits (exclude keeps a tensor as it is)';
@@ -572,19 +569,25 @@ async function searchPath(model, { engine, options = {}, target, objective = 'br
     }
     return files.sort((a, b) => a.raw - b.raw);
   };
+  // The i-th file past the path as a point (measured when there are samples), among the points;
+  // its size awaited at once (`sizeFirst`, a size target) or later, as the path's points are.
+  const beyondPoint = async (i, rung, settings, sizeFirst) => {
+    const made = { ...(await shrinkAt(settings)), tensorBits: settings.tensorBits };
+    const bytes = sizeFirst ? await sizeOf(made.model) : sizeOf(made.model);
+    const measured = measure ? await measure(made.model) : null;
+    const point = { step: -(i + 1), beyond: beyondName(rung), predicted: null, estimatedBytes: undefined, bytes, raw: made.model.byteLength,
+                    ...(made.rounded ? { rounding: 'gptq' } : {}), ...(measured ? { measured: measured.calibration, heldOut: measured.heldOut } : {}) };
+    points.push(point);
+    return { made, point };
+  };
   // For a size target that the path's top (its least error) meets: the largest of those files
   // that also meets it (more bits, less error), or null. Each file sized is a point.
   const beyondInSize = async () => {
     const files = (await beyondFiles()).filter((f) => f.raw <= goal || objective !== 'raw');
     for (const [i, { rung, settings }] of files.reverse().entries()) {
       progress(1, `building and sizing candidates: ${beyondName(rung)}`);
-      const made = { ...(await shrinkAt(settings)), tensorBits: settings.tensorBits };
-      const bytes = await sizeOf(made.model);
-      const measured = measure ? await measure(made.model) : null;
-      const point = { step: -(i + 1), beyond: beyondName(rung), predicted: null, estimatedBytes: undefined, bytes, raw: made.model.byteLength, ...(made.rounded ? { rounding: 'gptq' } : {}),
-                      ...(measured ? { measured: measured.calibration, heldOut: measured.heldOut } : {}) };
-      points.push(point);
-      if (bytes <= goal) return { made, point };
+      const { made, point } = await beyondPoint(i, rung, settings, true);
+      if (point.bytes <= goal) return { made, point };
     }
     return null;
   };
@@ -592,11 +595,7 @@ async function searchPath(model, { engine, options = {}, target, objective = 'br
     const files = await beyondFiles();
     for (const [i, { rung, settings }] of files.entries()) {
       progress(1, `building and measuring candidates: ${beyondName(rung)}`);
-      const made = { ...(await shrinkAt(settings)), tensorBits: settings.tensorBits };
-      const measured = await measure(made.model);
-      const point = { step: -(i + 1), beyond: beyondName(rung), predicted: null, estimatedBytes: undefined, bytes: sizeOf(made.model), ...(made.rounded ? { rounding: 'gptq' } : {}),
-                      raw: made.model.byteLength, measured: measured.calibration, heldOut: measured.heldOut };
-      points.push(point);
+      const { made, point } = await beyondPoint(i, rung, settings, false);
       if (ok(point)) return { made, point };
     }
     return null;

@@ -494,9 +494,11 @@ int run(const Arguments& a) {
       throw Error(ErrorCode::BadOption, "'" + *target + "' is a folder: the native driver writes one file, give its name");
     }
     const std::string folder = folder_of(*target);
-    if (!target->empty() && *target != "-" && (::stat(folder.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))) {
+    if (target->empty() || *target == "-") continue;
+    const bool exists = ::stat(folder.c_str(), &st) == 0;
+    if (!exists || !S_ISDIR(st.st_mode)) {
       throw Error(ErrorCode::BadOption, "cannot write '" + *target + "': '" + folder + "' " +
-                                            (::stat(folder.c_str(), &st) == 0 ? "is a file, not a folder" : "does not exist (the native driver makes no folders)"));
+                                            (exists ? "is a file, not a folder" : "does not exist (the native driver makes no folders)"));
     }
   }
   onnx_shrink::MemorySource source(input.data(), input.size());
