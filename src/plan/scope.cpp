@@ -23,9 +23,16 @@ Scope::Scope(const ModelIndex& index) : index_(index) {
       end = std::max(end, subtree_end_[g]);
     }
   }
-  std::set<std::string, NameOrder> defined;
+  std::set<std::string, NameOrder> defined, given, seen;  // given: "name\ngraph" of tensors and node outputs
   for (const TensorInfo& t : index.tensors) {
     if (!defined.insert(key(t)).second) defined_twice_.insert(key(t));
+  }
+  auto give = [&](const std::string& name, int32_t g) {
+    if (given.insert(name + '\n' + std::to_string(g)).second && !seen.insert(name).second) shadowed_.insert(name);
+  };
+  for (const TensorInfo& t : index.tensors) give(t.name, t.graph);
+  for (const NodeInfo& n : index.nodes) {
+    for (const std::string& name : n.outputs) give(name, n.graph);
   }
   for (size_t g = 0; g < index.graphs.size(); ++g) {
     const GraphInfo& f = index.graphs[g];

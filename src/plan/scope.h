@@ -34,6 +34,10 @@ class Scope {
   std::vector<Consumer> consumers(const TensorInfo& t) const;
   // A name given to two tensors of one graph (no valid model does that).
   bool defined_twice(const TensorInfo& t) const { return defined_twice_.count(key(t)) != 0; }
+  // A name also given (to a tensor or a node's output) in another graph: where that graph encloses
+  // t's or is nested in it, the new nodes' outputs would share a name, which onnxruntime refuses.
+  // (Graphs side by side, such as an If's two branches, are counted too.)
+  bool shadowed(const TensorInfo& t) const { return shadowed_.count(t.name) != 0; }
   // True when graph `g` is `scope` or nested inside it (names of `scope` are visible in `g`).
   bool inside(int32_t g, int32_t scope) const { return g >= scope && g < subtree_end_[static_cast<size_t>(scope)]; }
   // The graph of the model-local function `domain`.`name`, or -1.
@@ -51,6 +55,7 @@ class Scope {
   std::map<std::string, int32_t, NameOrder> functions_;  // "domain\nname" -> its graph (the first wins)
   std::vector<int32_t> subtree_end_;          // graph -> one past its last nested subgraph
   std::set<std::string, NameOrder> defined_twice_;  // "name\ngraph" of tensors whose name is given twice
+  std::set<std::string, NameOrder> shadowed_;       // names given in more than one graph
 };
 
 }  // namespace onnx_shrink

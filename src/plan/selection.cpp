@@ -9,6 +9,7 @@
 #include "kernels/kernels.h"
 #include "option_words.h"
 #include "plan/channel_axes.h"
+#include "plan/exact_values.h"
 #include "proto/onnx_fields.h"
 
 namespace onnx_shrink {
@@ -207,20 +208,12 @@ class Selector {
     if (!found) throw Error(ErrorCode::BadOption, std::string(option) + ": the model has no " + (node ? "node" : "float tensor") + " named '" + name + "'");
   }
 
-  // Float inputs whose values set the shape of a node's output (Resize's roi and scales, Upsample's
-  // scales, Range's bounds and step): rounded, they change the shape, and the model no longer loads.
-  static bool sets_shape(const NodeInfo& n, uint32_t input) {
-    const std::string& op = n.op_type;
-    return n.domain.empty() && (op == "Range" || (input && (op == "Resize" || op == "Upsample")));
-  }
-
   std::string keep_reason(const TensorInfo& t, const std::vector<Consumer>& readers) const {
     for (const std::string& name : options_.exclude) {
       if (name == t.name) return "excluded by name";
     }
-    for (const Consumer& c : readers) {
-      if (sets_shape(index_.nodes[c.node], c.input)) return "it sets an output's shape: kept exact";
-    }
+    if (scope_.shadowed(t)) return "its name is given in another graph too";
+    if (const char* why = exact_reason(index_, scope_, readers)) return why;
     for (const Consumer& c : readers) {
       const NodeInfo& n = index_.nodes[c.node];
       for (const std::string& name : options_.exclude_nodes) {

@@ -500,6 +500,80 @@ class SyntheticModels(unittest.TestCase):
         self.assertIn("Nothing to shrink", p.stderr)
 
 
+class ExactValues(unittest.TestCase):
+    """Weights a reader needs exactly stay as they are, whatever the options (found by a review:
+    each of these models was broken or computed something else before)."""
+
+    @staticmethod
+    def model(nodes, inputs, outputs, inits, opset=17, functions=(), ir=8):
+        h = onnx.helper
+        graph = h.make_graph(nodes, "g", inputs, outputs, [numpy_helper.from_array(v, k) for k, v in inits.items()])
+        m = h.make_model(graph, opset_imports=[h.make_opsetid("", opset), h.make_opsetid("local", 1)], functions=list(functions))
+        m.ir_version = ir
+        return m
+
+    def reasons(self, model, *options):
+        with tempfile.TemporaryDirectory() as scratch:
+            path = os.path.join(scratch, "m.onnx")
+            onnx.save(model, path)
+            p = run_cli(path, "--inspect", "-q", *options)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            report = json.loads(p.stdout)
+            out = os.path.join(scratch, "out.onnx")
+            p = run_cli(path, "-o", out, "-q", *options)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            check_file(out)
+        return [(t["name"], t["graph"], t["changed"], t.get("reason")) for t in report["tensors"]]
+
+    def test_values_read_as_integers_exponents_divisors_or_shapes(self):
+        h, F = onnx.helper, lambda n, s: onnx.helper.make_tensor_value_info(n, onnx.TensorProto.FLOAT, s)
+        rng = np.random.default_rng(5)
+        n = 20000
+        positions = np.arange(n, dtype=np.float32)  # 8-bit codes made 19,744 of these indices wrong
+        weight = rng.standard_normal(n).astype(np.float32)
+        exponents = rng.integers(0, 4, n).astype(np.float32)  # a negative base to a non-integer power is NaN
+        divisor = weight.copy()
+        divisor[::100] = 1e-9  # 8-bit codes made 1 / 1e-9 into about -3e4
+        m = self.model([h.make_node("Cast", ["pos"], ["idx"], to=onnx.TensorProto.INT64), h.make_node("Gather", ["x", "idx"], ["g"]),
+                        h.make_node("Identity", ["e"], ["e2"]), h.make_node("Pow", ["x", "e2"], ["p"]),
+                        h.make_node("Div", ["x", "d"], ["q"]), h.make_node("Mul", ["x", "w"], ["y"])],
+                       [F("x", [n])], [F("g", [n]), F("p", [n]), F("q", [n]), F("y", [n])],
+                       {"pos": positions, "e": exponents, "d": divisor, "w": weight})
+        self.assertEqual(self.reasons(m), [
+            ("pos", "main", False, "it is cast to integers: kept exact"),
+            ("e", "main", False, "it is an exponent: kept exact"),
+            ("d", "main", False, "it is a divisor: kept exact"),
+            ("w", "main", True, None)])
+        # Shapes reached through a Cast, an Identity, or a model-local function's input.
+        up = h.make_function("local", "Up", ["a", "s"], ["b"], [h.make_node("Resize", ["a", "", "s"], ["b"], mode="nearest")],
+                             opset_imports=[h.make_opsetid("", 13)])
+        m = self.model([h.make_node("Cast", ["shape"], ["si"], to=onnx.TensorProto.INT64), h.make_node("Reshape", ["x", "si"], ["r"]),
+                        h.make_node("Identity", ["scales"], ["s2"]), h.make_node("Resize", ["img", "", "s2"], ["u"], mode="nearest"),
+                        h.make_node("Up", ["img", "passed"], ["v"], domain="local")],
+                       [F("x", [24]), F("img", [1, 1, 3, 3])], [F("r", [2, 3, 4]), F("u", [1, 1, 6, 6]), F("v", [1, 1, 6, 6])],
+                       {"shape": np.array([2, 3, 4], np.float32), "scales": np.array([1, 1, 2, 2], np.float32),
+                        "passed": np.array([1, 1, 2, 2], np.float32)}, opset=13, functions=[up])
+        self.assertEqual(self.reasons(m, "--min-elements", "1"), [
+            ("shape", "main", False, "it is cast to integers: kept exact"),
+            ("scales", "main", False, "it sets an output's shape: kept exact"),
+            ("passed", "main", False, "it sets an output's shape: kept exact")])
+
+    def test_a_name_given_again_in_a_subgraph(self):
+        # An If branch with an initializer of the outer weight's name: both became node outputs
+        # named 'w', and onnxruntime refused the model (not single static assignment).
+        h, F = onnx.helper, lambda n, s: onnx.helper.make_tensor_value_info(n, onnx.TensorProto.FLOAT, s)
+        rng = np.random.default_rng(6)
+        n = 20000
+        inner = numpy_helper.from_array(rng.standard_normal(n).astype(np.float32), "w")
+        then = h.make_graph([h.make_node("Mul", ["x", "w"], ["t"])], "then", [], [F("t", [n])], [inner])
+        other = h.make_graph([h.make_node("Sub", ["x", "w"], ["e"])], "else", [], [F("e", [n])])
+        m = self.model([h.make_node("Add", ["x", "w"], ["a"]), h.make_node("If", ["c"], ["y"], then_branch=then, else_branch=other)],
+                       [F("x", [n]), h.make_tensor_value_info("c", onnx.TensorProto.BOOL, [])], [F("a", [n]), F("y", [n])],
+                       {"w": rng.standard_normal(n).astype(np.float32)})
+        why = "its name is given in another graph too"
+        self.assertEqual(self.reasons(m), [("w", "main/If:then_branch", False, why), ("w", "main", False, why)])
+
+
 class RandomGraphs(unittest.TestCase):
     """Random, mostly invalid graphs (random_graphs.py) in every mode, small tensors included: each
     run ends in a result or a bad-input error (exit 0 or 2), never an internal error, and leaves
