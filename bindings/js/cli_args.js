@@ -35,13 +35,15 @@ const TARGET_FLAGS = [
     help: 'the smallest file (bytes after --objective) that meets a target, choosing the bits of each tensor\'s codes (2 to 10; 8 with --form dq): ' +
           'relL2=N or maxAbs=N, the worst output\'s error, or agree=N, the share of decisions kept (with --decision), measured in ' +
           'onnxruntime-node on the --input samples (calibrated on the first half, the rest held out and reported); size=N, bytes ' +
-          '(e.g. 1.2MB) or a fraction of the original\'s (e.g. 0.25), with the least error; default: the default\'s estimated error. ' +
+          '(e.g. 1.2MB) or a fraction of the original\'s size by --objective (e.g. 0.25), with the least error; default: the 8-bit default\'s ' +
+          'error (measured on the --input samples, else estimated). ' +
           'An error tighter than every tensor at the most bits gets 12 or 16 bits, small tensors kept, or the model left alone. ' +
           'Without --input, size and default are met by estimates, and said to be. Prints each point tried; writes nothing when the ' +
           'target cannot be met (exit 3)' },
   { key: 'decision', flag: '--decision', words: DECISIONS, default: '',
-    help: 'with --target agree=N: a decision is the largest value along each output\'s last axis (argmax: a class, a CTC ' +
-          'token), or which side of N a value is on (threshold:N, e.g. threshold:0.3 for a probability map)' },
+    help: 'with --target and --input: a decision is the largest value along each output\'s last axis (argmax: a class, a CTC ' +
+          'token), or which side of N a value is on (threshold:N, e.g. threshold:0.3 for a probability map); agree=N needs one, ' +
+          'and the table then shows the decisions kept for every target' },
   { key: 'objective', flag: '--objective', words: OBJECTIVES, default: 'brotli',
     help: 'with --target: the size to make smallest: after brotli (quality 9 for each point; what a host serves), gzip -9, or raw' },
 ];
@@ -175,7 +177,8 @@ function checkTargetFlags(a) {
     throw new UsageError(`--target ${a.target} counts decisions kept: add --decision argmax (the largest value along each output's last axis) ` +
                          'or --decision threshold:N (the side of N each value is on)');
   }
-  const describing = [['--value', a.values], ['--shape', a.shapes], ['--feed-back', a.feedBack]].filter(([, v]) => Object.keys(v).length).map(([flag]) => flag);
+  const describing = [['--value', a.values], ['--shape', a.shapes], ['--feed-back', a.feedBack], ['--dim', a.dimGiven ? { given: true } : {}]]
+    .filter(([, v]) => Object.keys(v).length).map(([flag]) => flag);
   if (describing.length && !Object.keys(a.inputFiles).length && !MEASURED_KINDS.includes(kind)) {
     throw new UsageError(`${describing.join(', ')} describe${describing.length === 1 ? 's' : ''} the samples of --input, and there are none: ` +
                          `--target ${a.target} then works by estimates (add --input NAME=FILE to measure)`);

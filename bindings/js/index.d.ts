@@ -295,6 +295,8 @@ export interface TargetPoint {
    * 'every tensor at 12 bits, small ones kept', or 'the model left alone'. Its `predicted` is null.
    */
   beyond?: string;
+  /** The mean bits per value of the tensors it chooses bits for (absent: the model left alone). */
+  bits?: number;
   /** The objective's size of the file. */
   bytes: number;
   raw: number;

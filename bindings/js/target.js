@@ -134,9 +134,25 @@ function nonFinite(outputs) {
   }
 }
 
+// The samples' float values must be finite too: a NaN input gives NaN or saturated outputs, on
+// which every file errs alike (16-bit audio read as float32 holds NaNs). The first one, as an error.
+function nonFiniteInput(feeds) {
+  for (const [k, feed] of feeds.entries()) {
+    for (const [name, tensor] of Object.entries(feed)) {
+      if (!(tensor.data instanceof Float32Array || tensor.data instanceof Float64Array)) continue;
+      const at = tensor.data.findIndex((v) => !Number.isFinite(v));
+      if (at >= 0) {
+        throw new Error(`sample ${k + 1}'s input '${name}' holds ${Number.isNaN(tensor.data[at]) ? 'NaN' : 'an infinite value'} at index ${at}: ` +
+                        'the samples must be the float values the model takes (16-bit audio or 8-bit pixels read as float32 look like this)');
+      }
+    }
+  }
+}
+
 export async function makeEvaluator(ort, original, inputs, { feedBack = {}, decision: given = {} } = {}) {
   const decision = { ...given, stateOutputs: Object.values(feedBack) };  // a fed-back state decides nothing
   const feeds = [...sampleFeeds(ort.Tensor, inputs)];
+  nonFiniteInput(feeds);
   const count = feeds.length;
   const calibrate = count >= 2 ? Math.ceil(count / 2) : count;
   const run = async (model) => {
@@ -438,6 +454,14 @@ async function noLargerThanDefault(model, { engine, options = {}, size }, result
   return { ...made, target: { ...result.target, chosen: point, tensorBits } };
 }
 
+// The mean bits per value of the tensors a point chooses bits for (`bits`, in the order of `rows`),
+// weighted by their values; undefined when it chooses none (the model left alone).
+function meanBits(rows, bits) {
+  let sum = 0, values = 0;
+  rows.forEach((r, i) => bits[i] !== undefined && ((sum += bits[i] * r.elements), (values += r.elements)));
+  return values ? sum / values : undefined;
+}
+
 async function searchPath(model, { engine, options = {}, target, objective = 'brotli', measure, observe, probe, size, onProgress, originalBytes, rounding,
                                    brotliQuality = 9 }) {
   if (!OBJECTIVES.includes(objective)) throw refusal(`the objective is ${OBJECTIVES.join(', ')}, not '${objective}'`);
@@ -523,7 +547,7 @@ async function searchPath(model, { engine, options = {}, target, objective = 'br
   const evaluate = async (k) => {
     // A size target needs the bytes at once, an error target once the search is over (`sized`).
     const { made, measured, sizing, compared } = await buildAndMeasure(path[k]);
-    const point = { step: k, predicted: path[k].predicted, estimatedBytes: undefined, bytes: bySize ? await sizing : sizing,
+    const point = { step: k, bits: meanBits(rows, path[k].bits), predicted: path[k].predicted, estimatedBytes: undefined, bytes: bySize ? await sizing : sizing,
                     raw: made.model.byteLength, ...(made.rounded ? { rounding: 'gptq' } : {}), ...(measured ? { measured: measured.calibration, heldOut: measured.heldOut } : {}),
                     ...(made.biasesMoved ? { biasesMoved: made.biasesMoved } : {}),
                     ...(compared ? { biasMove: { without: compared.without.relL2, with: compared.with.relL2 } } : {}) };
@@ -575,7 +599,8 @@ async function searchPath(model, { engine, options = {}, target, objective = 'br
     const made = { ...(await shrinkAt(settings)), tensorBits: settings.tensorBits };
     const bytes = sizeFirst ? await sizeOf(made.model) : sizeOf(made.model);
     const measured = measure ? await measure(made.model) : null;
-    const point = { step: -(i + 1), beyond: beyondName(rung), predicted: null, estimatedBytes: undefined, bytes, raw: made.model.byteLength,
+    const point = { step: -(i + 1), beyond: beyondName(rung), bits: settings.tensorBits && meanBits(rows, rows.map((r) => settings.tensorBits[r.name])),
+                    predicted: null, estimatedBytes: undefined, bytes, raw: made.model.byteLength,
                     ...(made.rounded ? { rounding: 'gptq' } : {}), ...(measured ? { measured: measured.calibration, heldOut: measured.heldOut } : {}) };
     points.push(point);
     return { made, point };
@@ -612,7 +637,9 @@ async function searchPath(model, { engine, options = {}, target, objective = 'br
   // What the evidence says of every outcome, besides whether it met the target and the point chosen.
   const evidence = { estimated, probe: probed, biasCorrection: correctionSummary(correction), rounding: roundingSummary(rounder),
                      aim: MEASURED_KINDS.includes(target.kind) ? calibrationAim(target, overfit) : null, objective, goal: aim, points };
-  const missed = bySize ? `even every tensor at 2 bits is larger than ${goal} bytes` : `even every tensor at ${depthsFor(options).at(-1)} bits misses the target`;
+  // (Raw, codes of fewer than 8 bits still take a byte a value: the path's smallest raw file is at 8.)
+  const smallest = objective === 'raw' ? 'the smallest raw file (every tensor at 8 bits or fewer: a byte a value)' : 'even every tensor at 2 bits';
+  const missed = bySize ? `${smallest} is larger than ${goal.toLocaleString('en')} bytes` : `even every tensor at ${depthsFor(options).at(-1)} bits misses the target`;
   // Only an error target measured on samples goes past the path's top (a size or 'default' is met
   // on the path, or by no file).
   const pastTop = measure && MEASURED_KINDS.includes(target.kind);

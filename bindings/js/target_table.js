@@ -95,13 +95,15 @@ export function evidenceLines(target, { text, decision, name, formatBytes }) {
   const errorHead = ['rel. L2', 'max abs', ...(decisions ? ['kept'] : [])];
   // Searched with more than one kind of codes (target.js: best()): a column says which.
   const schemes = points.some((p) => p.scheme);
-  const head = [...(schemes ? ['codes'] : []), ...sizeHead, ...(estimated ? ['est. rel. L2'] : [...errorHead, ...(heldOut ? errorHead.map((h) => `held-out ${h}`) : [])])];
+  // The mean bits per value of the tensors it chooses for, which tells apart points of like size.
+  const bits = points.some((p) => p.bits !== undefined);
+  const head = [...(schemes ? ['codes'] : []), ...(bits ? ['bits'] : []), ...sizeHead, ...(estimated ? ['est. rel. L2'] : [...errorHead, ...(heldOut ? errorHead.map((h) => `held-out ${h}`) : [])])];
   const rows = [...points].sort((p, q) => codesOrder(p) - codesOrder(q) || p.step - q.step).map((p) => [
-    ...(schemes ? [codesName(p)] : []),
+    ...(schemes ? [codesName(p)] : []), ...(bits ? [p.bits === undefined ? '-' : p.bits.toFixed(2)] : []),
     formatBytes(p.bytes, 3), ...(objective === 'raw' ? [] : [formatBytes(p.raw, 3)]),
     ...(estimated ? [error(p.predicted)] : [...errorCells(p.measured, decisions), ...(heldOut ? errorCells(p.heldOut, decisions) : [])]),
     [p.default ? 'the default' : '', p.beyond ?? '', p === chosen ? (target.met ? 'chosen' : 'closest') : ''].filter(Boolean).join(', '),
-  ]);
+  ]).filter((row, k, all) => all.findIndex((r) => r.join('\n') === row.join('\n')) === k);  // the same file found by two searches: once
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
   const format = (cells) => `  ${cells.map((c, i) => (i < head.length ? c.padStart(widths[i]) : c)).join('  ')}`.trimEnd();
   lines.push(format(head), ...rows.map(format));

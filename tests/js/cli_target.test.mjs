@@ -41,7 +41,7 @@ const shown = (n) => (n >= 1e6 ? `${(n / 1e6).toFixed(3)} MB` : `${(n / 1e3).toF
 // The rows of points in a printed evidence table: the lines after its header row, up to the verdict.
 function tableRows(text) {
   const lines = text.split('\n');
-  const head = lines.findIndex((l) => /^ +(codes +)?(brotli -q 9|gzip -9|raw) /.test(l));
+  const head = lines.findIndex((l) => /^ +(codes +)?(bits +)?(brotli -q 9|gzip -9|raw) /.test(l));
   assert.ok(head > 0, text);
   const end = lines.findIndex((l, i) => i > head && !l.startsWith(' '));  // the bias line or the verdict
   return lines.slice(head + 1, end);
@@ -71,6 +71,8 @@ test('bad --target, --decision and --objective: one line naming the flag and wha
     [['--target', 'size=1MB', '--value', 'x=0', '--shape', 'x=1x3x8x8'],
      '--value, --shape describe the samples of --input, and there are none: --target size=1MB then works by estimates (add --input NAME=FILE to measure)\n'],
     [['--target', 'size=0'], '--target size=0: give bytes'],
+    [['--target', 'size=1MB', '--dim', '128'],
+     '--dim describes the samples of --input, and there are none: --target size=1MB then works by estimates (add --input NAME=FILE to measure)\n'],
   ];
   for (const [args, message] of cases) {
     const p = run(det, '-o', out, ...args);
@@ -143,7 +145,7 @@ test('agree=0.999 on PP-OCR det: progress, the evidence table, the file of the c
   // chosen one marked, and the verdict.
   assert.match(text, /target agree=0\.999 \(decisions: threshold:0\.3\) for det\.target\.onnx, smallest by brotli -q 9; measured in onnxruntime-node on 1 calibration sample, reported on 1 held out:\n/);
   // Searched with the default's codes and with per-channel codes: a column says which.
-  assert.match(text, /\n +codes +brotli -q 9 +raw +rel\. L2 +max abs +kept +held-out rel\. L2 +held-out max abs +held-out kept\n/);
+  assert.match(text, /\n +codes +bits +brotli -q 9 +raw +rel\. L2 +max abs +kept +held-out rel\. L2 +held-out max abs +held-out kept\n/);
   assert.deepEqual(new Set(t.points.map((p) => p.scheme)), new Set(['auto', 'channel']));
   assert.ok(['auto', 'channel'].includes(t.scheme));
   for (const tensor of r.tensors.filter((x) => x.changed)) assert.equal(tensor.scheme === 'channel', t.scheme === 'channel', tensor.name);
@@ -159,7 +161,7 @@ test('agree=0.999 on PP-OCR det: progress, the evidence table, the file of the c
   const chosen = rows.filter((l) => l.endsWith('  chosen'));
   assert.equal(chosen.length, 1, rows.join('\n'));
   const share = (a) => `${(100 * a).toFixed(3)} %`;
-  assert.match(chosen[0], new RegExp(`^ +${t.scheme === 'auto' ? 'default' : 'per channel'} +${shown(t.chosen.bytes)} +${shown(t.chosen.raw)} +${t.chosen.measured.relL2.toExponential(2)} .* ` +
+  assert.match(chosen[0], new RegExp(`^ +${t.scheme === 'auto' ? 'default' : 'per channel'} +${t.chosen.bits.toFixed(2)} +${shown(t.chosen.bytes)} +${shown(t.chosen.raw)} +${t.chosen.measured.relL2.toExponential(2)} .* ` +
                                      `${share(t.chosen.measured.agreement)} .* ${share(t.chosen.heldOut.agreement)}  chosen$`));
   assert.match(text, new RegExp(`\ntarget met: the chosen file keeps ${share(t.chosen.measured.agreement)} of decisions \\(the target: 99\\.900 % or more; calibrated to 99\\.950 %, half the loss, [^)]*\\) ` +
                                 'on the calibration samples\\. On the 1 held out: .*These are measurements\\.\n'));
@@ -178,7 +180,7 @@ test('size=1.2MB without samples: met by estimates, and said to be; a size it ca
   // The least error within the size: every point tried with fewer bytes has a larger predicted error.
   assert.ok(t.points.filter((q) => q.bytes <= 1.2e6 && q !== t.chosen).every((q) => q.predicted >= t.chosen.predicted));
   assert.equal(objectiveSize(readFileSync(out), 'brotli', 9), t.chosen.bytes);
-  assert.match(p.stdout, /target size=1\.2MB for det\.onnx, smallest by brotli -q 9; no samples: the errors below are ESTIMATES, predicted from each tensor's rounding noise, not measured:\n +brotli -q 9 +raw +est\. rel\. L2\n/);
+  assert.match(p.stdout, /target size=1\.2MB for det\.onnx, smallest by brotli -q 9; no samples: the errors below are ESTIMATES, predicted from each tensor's rounding noise, not measured:\n +bits +brotli -q 9 +raw +est\. rel\. L2\n/);
   assert.equal(tableRows(p.stdout).filter((l) => l.endsWith(`  chosen`) && l.includes(shown(t.chosen.bytes))).length, 1, p.stdout);
   assert.match(p.stdout, new RegExp(`\ntarget met: the chosen file is ${shown(t.chosen.bytes)} by brotli -q 9 \\(the target: 1\\.200 MB or less\\)\\. ` +
                                     'These are estimates \\(no samples\\): give --input to measure\\.\n'));
@@ -186,12 +188,18 @@ test('size=1.2MB without samples: met by estimates, and said to be; a size it ca
   const small = path.join(dir, 'small.onnx');
   const missed = run(det, '-o', small, '--target', 'size=10kB', '--objective', 'gzip', '--json');
   assert.equal(missed.status, 3, missed.stderr);
-  assert.match(missed.stderr, /det_infer\.onnx: --target size=10kB not met: even every tensor at 2 bits is larger than 10000 bytes; nothing written\n/);
+  assert.match(missed.stderr, /det_infer\.onnx: --target size=10kB not met: even every tensor at 2 bits is larger than 10,000 bytes; nothing written\n/);
   const entry = JSON.parse(missed.stdout);
   assert.equal(entry.output, null);
   assert.equal(entry.report.target.met, false);
   assert.equal(entry.report.target.objective, 'gzip');
   assert.ok(entry.report.target.chosen.bytes > 10000);
+  assert.ok(!existsSync(small));
+  // Raw, codes of fewer than 8 bits take a byte a value too: the smallest raw file is at 8 bits.
+  const raw = run(det, '-o', small, '--target', 'size=1MB', '--objective', 'raw');
+  assert.equal(raw.status, 3, raw.stderr);
+  assert.match(raw.stderr, /--target size=1MB not met: the smallest raw file \(every tensor at 8 bits or fewer: a byte a value\) is larger than 1,000,000 bytes; nothing written\n/);
+  assert.match(raw.stdout, /\n +8\.00 +1\.433 MB +[0-9.]+e-[0-9]+ +closest\n/);
   assert.ok(!existsSync(small));
   assert.deepEqual(readdirSync(dir).sort(), ['det.onnx', 'r.json']);
 });

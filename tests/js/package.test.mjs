@@ -73,8 +73,11 @@ before(() => {
   // From the npm cache the repository's own install filled, where it can: that install follows the
   // lock file and caches tarballs, not the registry's version lists that these version specs need,
   // so on a machine whose cache never had them npm fetches those (--offline failed there).
+  // webpack's enhanced-resolve is pinned to the lock file's too: its 5.27.1 and 5.27.2 (December
+  // 2026) ship types that tsc refuses without allowSyntheticDefaultImports, in webpack's own types.
   npm(app, 'install', '--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts', tarball,
-      `typescript@${versionOf('typescript')}`, `vite@${versionOf('vite')}`, `webpack@${versionOf('webpack')}`, `esbuild@${versionOf('esbuild')}`);
+      `typescript@${versionOf('typescript')}`, `vite@${versionOf('vite')}`, `webpack@${versionOf('webpack')}`, `esbuild@${versionOf('esbuild')}`,
+      `enhanced-resolve@${versionOf('enhanced-resolve')}`);
 });
 
 test('import from a fresh install and shrink', () => {

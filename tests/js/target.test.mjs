@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { objectiveSize, shrink, shrinkToTarget } from '../../bindings/js/index.node.js';
 import { calibrationDoubts, makeEvaluator, parseDecision, parseTarget } from '../../bindings/js/target.js';
 import { evidenceLines } from '../../bindings/js/target_table.js';
+import { field, node, normals, number, str, tensor, valueInfo } from './onnx_writer.mjs';
 import { pageQuadrants } from '../../bench/corpus.mjs';
 import { WIRE_MODELS } from '../../bench/wire_accuracy.mjs';
 
@@ -240,9 +241,16 @@ test("target mode's options: what it refuses, the samples' types, shapes and fee
   await assert.rejects(shrink(silero, { target: 'size=0.3', shapes: [1, 512] }), bad(/shapes takes .*not an array/));
   await assert.rejects(shrink(silero, { target: 'size=0.3', shapes: { input: [1n, 512n] } }), bad(/shapes: input 'input' takes an array of whole numbers \(e\.g\. \[1, 512\]\), not \[1, 512\]/));
   await assert.rejects(shrink(silero, { target: 'size=0.3', onProgress: 'x' }), bad(/option 'onProgress' should be a function/));
-  // The original's outputs must be finite: a NaN state would compare as no error at all.
+  // The samples' float values must be finite (16-bit audio read as float32 holds NaNs), and so must
+  // the original's outputs on them: a NaN would compare as no error at all. Log of a weight-scaled 0: -inf.
   const nan = new Uint8Array(new Float32Array(256).fill(NaN).buffer);
-  await assert.rejects(shrink(silero, { target: 'relL2=1e-3', samples: { ...samples, state: nan }, shapes }), bad(/the original's output '(output|stateN)' is NaN on sample 1/));
+  await assert.rejects(shrink(silero, { target: 'relL2=1e-3', samples: { ...samples, state: nan }, shapes }),
+                       bad(/sample 1's input 'state' holds NaN at index 0: the samples must be the float values the model takes/));
+  const logOfScaled = Uint8Array.from([...number(1, 8), ...field(8, number(2, 13)), ...field(7, [
+    ...field(1, node('Mul', ['x', 'w'], ['t'])), ...field(1, node('Log', ['t'], ['y'])), ...str(2, 'log'),
+    ...field(5, tensor('w', [20000], normals(20000, 3))), ...field(11, valueInfo('x', [20000])), ...field(12, valueInfo('y', [20000]))])]);
+  await assert.rejects(shrink(logOfScaled, { target: 'relL2=1e-3', samples: { x: new Uint8Array(80000) } }),
+                       bad(/the original's output 'y' is infinite on sample 1: errors cannot be measured against it/));
   // The user's callbacks' exceptions come back as they are.
   class Theirs extends Error {}
   await assert.rejects(shrink(silero, { target: 'size=0.3', onReport: () => { throw new Theirs('boom'); } }), (e) => e instanceof Theirs);
