@@ -156,7 +156,10 @@ async function searchFor(input, options, stopper) {
     progress(0, 'running the original on the samples');
     const inputs = report.model.inputs.map((i) => {
       const declared = declaredShape(i.shape);
-      if (!shapes[i.name] && declared.guessed) throw bad(`input '${i.name}' has open dimensions: give its shape in shapes (e.g. { '${i.name}': [1, 3, 640, 640] })`);
+      if (!shapes[i.name] && declared.guessed) {
+        const dims = i.shape.map((d) => (typeof d === 'number' && d >= 0 ? d : '?')).join(', ');
+        throw bad(`input '${i.name}' has open dimensions (it declares [${dims}]): give its shape in shapes, every dimension a number (shapes: { '${i.name}': [...] })`);
+      }
       const data = given[i.name];
       if (data === undefined) throw bad(`samples has no data for input '${i.name}'`);
       return { name: i.name, dtype: i.dtype, shape: shapes[i.name] ?? declared.shape, ...(data instanceof Uint8Array ? { bytes: data } : { value: data }) };

@@ -25,8 +25,8 @@ function reached(goal, point, formatBytes, objective, aim) {
            `half the loss, as decisions near the boundary flip from sample to sample${tighter})`;
   }
   const to = tighter ? `; calibrated to ${error(aim.value)}${tighter}` : '';
-  if (goal.kind === 'relL2') return `moves the worst output by rel. L2 ${error(m.relL2)} (the target: ${error(goal.value)} or less${goal.ofDefault ? ", the default's" : ''}${to})`;
-  if (goal.kind === 'maxAbs') return `moves an output value by ${error(m.maxAbs)} at most (the target: ${error(goal.value)} or less${to})`;
+  if (goal.kind === 'relL2') return `moves the worst output${whose(m, 'relL2')} by rel. L2 ${error(m.relL2)} (the target: ${error(goal.value)} or less${goal.ofDefault ? ", the default's" : ''}${to})`;
+  if (goal.kind === 'maxAbs') return `moves an output value${whose(m, 'maxAbs')} by ${error(m.maxAbs)} at most (the target: ${error(goal.value)} or less${to})`;
   if (goal.kind === 'size') return `is ${formatBytes(point.bytes, 3)} by ${OBJECTIVE_NAMES[objective]} (the target: ${formatBytes(goal.bytes, 3)} or less)`;
   return `has a predicted rel. L2 of ${error(point.predicted)} (the default's, by the same estimate: ${error(goal.predicted)})`;
 }

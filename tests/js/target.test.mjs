@@ -118,7 +118,7 @@ test('options that target mode cannot search with are refused, saying why', asyn
 test('without samples: an error target is refused, the default\'s estimated error is met by estimates', async () => {
   await assert.rejects(shrink(det, { target: 'relL2=0.01' }), (e) => e.code === 'BAD_OPTION' && /needs samples/.test(e.message));
   await assert.rejects(shrink(det, { target: 'agree=0.999', decision: 'argmax', samples: { x: pageHalves() } }),
-                       (e) => e.code === 'BAD_OPTION' && /open dimensions/.test(e.message));
+                       (e) => e.code === 'BAD_OPTION' && /input 'x' has open dimensions \(it declares \[\?, 3, \?, \?\]\): give its shape in shapes, every dimension a number/.test(e.message));
   await assert.rejects(shrink(det, { target: 'agree=0.999', samples: { x: pageHalves() } }), (e) => e.code === 'BAD_OPTION' && /give decision/.test(e.message));
   const r = await shrinkToTarget(det, { target: 'default' });
   assert.equal(r.target.estimated, true);
@@ -301,4 +301,16 @@ test('a size target with samples: no point that fits errs no more than the chose
   const better = t.points.filter((p) => p.bytes <= t.goal.bytes && p.bytes < t.chosen.bytes && p.measured && p.measured.relL2 <= t.chosen.measured.relL2);
   assert.deepEqual(better, [], JSON.stringify(t.chosen));
   assert.equal(objectiveSize(r.model, 'brotli', 9), t.chosen.bytes);
+});
+
+test("the verdict names the output that errs most, when the model has several", () => {
+  const perOutput = [{ name: 'output', relL2: 1e-3, maxAbs: 2e-3 }, { name: 'stateN', relL2: 4e-3, maxAbs: 1e-1 }];
+  const point = { step: 3, bits: 6.5, bytes: 1000, raw: 2000, measured: { relL2: 4e-3, maxAbs: 1e-1, perOutput }, heldOut: null };
+  for (const [kind, value, said] of [['relL2', 5e-3, 'moves the worst output (stateN) by rel. L2 4.00e-3'],
+                                      ['maxAbs', 0.2, 'moves an output value (stateN) by 1.00e-1 at most']]) {
+    const goal = { kind, value };
+    const lines = evidenceLines({ points: [point], chosen: point, objective: 'brotli', estimated: false, samples: { calibration: 2, heldOut: 0 }, goal, aim: goal, met: true },
+                                { text: `${kind}=${value}`, name: 'silero.onnx', formatBytes: (n) => `${n} B` });
+    assert.ok(lines.at(-1).startsWith(`target met: the chosen file ${said} (the target: `), lines.at(-1));
+  }
 });
