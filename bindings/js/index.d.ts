@@ -273,9 +273,10 @@ export interface TargetOptions extends Omit<ShrinkOptions, 'bits' | 'tensorBits'
   /** What "smallest" counts: 'brotli' (default; quality 9 for each point), 'gzip' (-9) or 'raw'. */
   objective?: 'brotli' | 'gzip' | 'raw';
   /**
-   * Per input: raw little-endian values, samples back to back (as the CLI's --input; any typed
-   * array or ArrayBuffer is taken as its bytes), or a number (a bigint for int64): that value in
-   * every sample (as --value).
+   * Per input: raw little-endian values, samples back to back (as the CLI's --input; a Uint8Array,
+   * an ArrayBuffer, a DataView or a typed array of the input's own type is taken as its bytes, a
+   * typed array of another type refused), or a number (a bigint for int64): that value in every
+   * sample (as --value).
    */
   samples?: Record<string, Uint8Array | ArrayBufferView | ArrayBuffer | number | bigint>;
   /** Shapes of inputs with open dimensions. */

@@ -144,6 +144,13 @@ async function searchFor(input, options, stopper) {
       if (unknown.length) throw bad(`${what}: the model has no input ${unknown.map((n) => `'${n}'`).join(', ')} (its inputs: ${names(report.model.inputs)})`);
     }
     checkFeedBack(feedBack, report.model, bad);
+    for (const i of report.model.inputs) {
+      const array = TYPED_ARRAYS[i.dtype], v = samples?.[i.name];
+      if (ArrayBuffer.isView(v) && !(v instanceof Uint8Array) && !(v instanceof DataView) && !(array && v instanceof array)) {
+        throw bad(`samples: input '${i.name}' is ${i.dtype}, but a ${v.constructor.name} was given: its bytes would be read as ${i.dtype} values ` +
+                  `(give ${array ? `a ${array.name}, or ` : ''}the bytes as a Uint8Array)`);
+      }
+    }
   }
   let measure, observe, split = null, doubts = [];
   if (Object.values(given).some((s) => s instanceof Uint8Array)) {
@@ -239,8 +246,14 @@ function shapesOf(shapes, bad) {
   return shapes;
 }
 
-// `samples` as target mode takes it: each input's bytes (a Uint8Array, any other typed array or
-// DataView as its bytes, or an ArrayBuffer), or one number (a bigint for int64) for every value.
+// The typed array of each input type that holds its values as they are (a typed array of another
+// kind given as samples would be read as bytes of this type: refused).
+const TYPED_ARRAYS = { float32: Float32Array, float64: Float64Array, int8: Int8Array, uint8: Uint8Array, int16: Int16Array, uint16: Uint16Array,
+                       int32: Int32Array, uint32: Uint32Array, int64: BigInt64Array, uint64: BigUint64Array };
+
+// `samples` as target mode takes it: each input's bytes (a Uint8Array, another typed array or a
+// DataView as its bytes, or an ArrayBuffer; a typed array not of the input's type is refused once
+// the model's inputs are known), or one number (a bigint for int64) for every value.
 function sampleValues(samples, bad) {
   if (typeof samples !== 'object' || samples === null || Array.isArray(samples) || ArrayBuffer.isView(samples)) {
     throw bad('samples takes { inputName: bytes or a number }, one entry per input of the model');

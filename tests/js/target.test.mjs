@@ -233,6 +233,9 @@ test("target mode's options: what it refuses, the samples' types, shapes and fee
   await assert.rejects(shrink(silero, { target: 'relL2=0.1', samples: { ...samples, sr: 16000.5 }, shapes }), bad(/input 'sr' is int64: fill it with a whole number, not 16000\.5/));
   await assert.rejects(shrink(silero, { target: 'size=0.3', decision: 'argmax' }), bad(/decision: decisions are counted on samples/));
   await assert.rejects(shrink(silero, { target: 'relL2=0.1', samples: { ...samples, sr: 2n ** 70n }, shapes }), bad(/input 'sr' is int64: 1180591620717411303424 is out of its range/));
+  // A typed array of another type than the input's would be read as its bytes: refused.
+  await assert.rejects(shrink(silero, { target: 'relL2=0.1', samples: { ...samples, sr: new Float32Array([16000]) }, shapes }),
+                       bad(/samples: input 'sr' is int64, but a Float32Array was given: its bytes would be read as int64 values \(give a BigInt64Array, or the bytes as a Uint8Array\)/));
   // Names are checked without samples too; shapes of the wrong kind are named.
   await assert.rejects(shrink(silero, { target: 'size=0.3', shapes: { y: [1] } }), bad(/shapes: the model has no input 'y'/));
   await assert.rejects(shrink(silero, { target: 'size=0.3', samples: { y: 3 } }), bad(/samples: the model has no input 'y'/));
