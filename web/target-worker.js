@@ -10,7 +10,7 @@
 // Out: { type: 'progress', fraction, stage, detail }, then { type: 'result', ... } or
 // { type: 'error', code, message }.
 import { expand, inspect, shrink } from './vendor/onnx-shrink/bindings/js/index.js';
-import { makeEvaluator, parseTarget, searchTarget } from './vendor/onnx-shrink/bindings/js/target.js';
+import { indistinctDoubts, makeEvaluator, parseTarget, searchTarget } from './vendor/onnx-shrink/bindings/js/target.js';
 import { sortFiles } from './files.js';
 import { ort } from './ort-web.js';
 import { brotliSize, gzipSize, targetBrotliQuality } from './sizes.js';
@@ -98,7 +98,7 @@ self.onmessage = async (event) => {
     progress(1, 'done');
     post({
       type: 'result', objective, quality, met: t.met, estimated: t.estimated, probe: t.probe ?? null, biasCorrection: t.biasCorrection ?? null, rounding: t.rounding ?? null, searchRounding: t.searches?.['channel+gptq']?.rounding ?? t.searches?.channel?.rounding ?? null, scheme: t.scheme ?? null, why: t.why ?? null, goal: t.goal?.ofDefault ? t.goal : goal, originalBytes: originalBytes ?? null,
-      samples: evaluator?.samples ?? 0, calibrate: evaluator?.calibrate ?? 0, doubts: evaluator?.doubts ?? [],
+      samples: evaluator?.samples ?? 0, calibrate: evaluator?.calibrate ?? 0, doubts: [...(evaluator?.doubts ?? []), ...indistinctDoubts(t.points)],
       chosen: t.points.indexOf(t.chosen), tensorBits: t.tensorBits ?? null,
       aim: t.aim ?? null,
       points: t.points.map((p, i) => ({ step: p.step, beyond: p.beyond ?? null, default: p.default ?? false, scheme: p.scheme ?? null, rounding: p.rounding ?? null, biasesMoved: p.biasesMoved ?? 0, bytes: p.bytes, raw: p.raw, predicted: p.predicted, file: tried[i],

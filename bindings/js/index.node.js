@@ -5,7 +5,7 @@ import { closeSync, fstatSync, openSync, readFileSync, readSync } from 'node:fs'
 import { fileURLToPath } from 'node:url';
 import { brotliCompressSync, constants, createBrotliCompress, createGzip, gzipSync } from 'node:zlib';
 import { createApi, OnnxShrinkError } from './core.js';
-import { MEASURED_KINDS, makeEvaluator, meets, parseDecision, parseTarget, searchTarget, targetRefusal } from './target.js';
+import { indistinctDoubts, MEASURED_KINDS, makeEvaluator, meets, parseDecision, parseTarget, searchTarget, targetRefusal } from './target.js';
 import { declaredShape, sampleCount } from './verify.js';
 
 const api = createApi(
@@ -214,7 +214,7 @@ async function searchFor(input, options, stopper) {
     });
     check();
     result.target.samples = split;
-    result.target.doubts = doubts;
+    result.target.doubts = [...doubts, ...indistinctDoubts(result.target.points)];
     // Whether the chosen file meets the target on the samples held out too (null: none held out).
     const held = result.target.chosen.heldOut;
     result.target.heldOutMet = result.target.met && held && MEASURED_KINDS.includes(result.target.goal.kind) ? meets(result.target.goal, held) : null;

@@ -116,6 +116,17 @@ function alikeDoubts(outputs) {
           'the samples held out check nothing the calibration samples did not'];
 }
 
+// Every file measured (three or more) moved the outputs exactly alike on the calibration samples:
+// they do not tell files apart (outputs saturated, or not reached by the weights), so the smallest
+// file wins whatever its accuracy. One sentence, or none.
+export function indistinctDoubts(points) {
+  const measured = points.filter((p) => p.measured && !p.beyond);
+  const key = (m) => `${m.relL2} ${m.maxAbs} ${m.agreement}`;
+  if (measured.length < 3 || measured.some((p) => key(p.measured) !== key(measured[0].measured))) return [];
+  return [`all ${measured.length} files tried moved the outputs exactly alike on the calibration samples (rel. L2 ${measured[0].measured.relL2.toExponential(2)}): ` +
+          'the samples do not tell the files apart, so the smallest was taken whatever its accuracy (are they the values the model takes?)'];
+}
+
 // Runs candidates beside the original on every sample and says how far the outputs moved: on the
 // samples calibrated on (the first half, when there are two or more) and on the ones held back;
 // `doubts`: calibrationDoubts() of the calibration samples, and whether every sample is alike.

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { objectiveSize, shrink, shrinkToTarget } from '../../bindings/js/index.node.js';
-import { calibrationDoubts, makeEvaluator, parseDecision, parseTarget } from '../../bindings/js/target.js';
+import { calibrationDoubts, indistinctDoubts, makeEvaluator, parseDecision, parseTarget } from '../../bindings/js/target.js';
 import { evidenceLines } from '../../bindings/js/target_table.js';
 import { field, node, normals, number, str, tensor, valueInfo } from './onnx_writer.mjs';
 import { pageQuadrants } from '../../bench/corpus.mjs';
@@ -316,4 +316,19 @@ test("the verdict names the output that errs most, when the model has several", 
                                 { text: `${kind}=${value}`, name: 'silero.onnx', formatBytes: (n) => `${n} B` });
     assert.ok(lines.at(-1).startsWith(`target met: the chosen file ${said} (the target: `), lines.at(-1));
   }
+});
+
+test('samples on which every file errs alike are named: silero given values at float32\'s edge saturates', async () => {
+  const silero = new Uint8Array(readFileSync(path.join(root, 'tests', 'fixtures', 'silero_vad_v5.onnx')));
+  const edge = new Uint8Array(new Float32Array(4 * 512).fill(3e38).buffer);
+  const r = await shrink(silero, { target: 'relL2=0.05', samples: { input: edge, sr: 16000, state: 0 }, shapes: { input: [1, 512], state: [2, 1, 128] },
+                                   feedBack: { state: 'stateN' } });
+  const measured = r.target.points.filter((p) => p.measured);
+  assert.ok(measured.length >= 3 && measured.every((p) => p.measured.relL2 === measured[0].measured.relL2), JSON.stringify(measured.map((p) => p.measured)));
+  assert.ok(r.target.doubts.some((d) => d.startsWith(`all ${measured.length} files tried moved the outputs exactly alike on the calibration samples`)), r.target.doubts.join('\n'));
+  // Files that err differently raise no such doubt.
+  const point = (relL2) => ({ measured: { relL2, maxAbs: 1 } });
+  assert.deepEqual(indistinctDoubts([point(1), point(1), point(2)]), []);
+  assert.deepEqual(indistinctDoubts([point(1), point(1)]), []);
+  assert.equal(indistinctDoubts([point(1), point(1), point(1)]).length, 1);
 });
