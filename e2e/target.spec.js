@@ -147,6 +147,7 @@ test('target agree=0.999 at threshold 0.3 on PP-OCR det: the plot, the picked po
   expect(chosen.agreement).toBeGreaterThanOrEqual(0.999);
   expect(chosen.bytes).toBeLessThan(await refBytes('int8'));  // fewer brotli bytes than the default, as the issue asks
   await expect(page.locator('#target-picked')).toContainText('the one chosen');
+  await expect(page.locator('#target-picked')).toContainText(/\), \d+\.\d\d bits a value on average in the tensors it chooses for, /);
 
   for (const width of [1280, 390]) {
     await page.setViewportSize({ width, height: 900 });

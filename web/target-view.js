@@ -309,7 +309,8 @@ function renderPicked() {
   const position = v.order.indexOf(i) + 1;
   const lines = [
     `Point ${position} of ${v.points.length} by size${i === v.chosen ? ', the one chosen' : ''}${codesText(p)}: ${page.formatBytes(p.bytes)} ` +
-    `(${wire(v)}${v.objective === 'raw' ? '' : `; ${page.formatBytes(p.raw)} uncompressed`}), ${v.references.map((r) => against(p.bytes, r)).join(', ')}.`,
+    `(${wire(v)}${v.objective === 'raw' ? '' : `; ${page.formatBytes(p.raw)} uncompressed`})` +
+    `${p.bits != null && !p.beyond ? `, ${p.bits.toFixed(2)} bits a value on average in the tensors it chooses for` : ''}, ${v.references.map((r) => against(p.bytes, r)).join(', ')}.`,
   ];
   if (p.measured) {
     lines.push(`${capital(measuredText(p.measured))}${v.samples > 1 ? ` on the calibration ${v.calibrate === 1 ? 'sample' : 'samples'}` : ''}` +

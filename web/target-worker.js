@@ -101,7 +101,7 @@ self.onmessage = async (event) => {
       samples: evaluator?.samples ?? 0, calibrate: evaluator?.calibrate ?? 0, doubts: [...(evaluator?.doubts ?? []), ...indistinctDoubts(t.points)],
       chosen: t.points.indexOf(t.chosen), tensorBits: t.tensorBits ?? null,
       aim: t.aim ?? null,
-      points: t.points.map((p, i) => ({ step: p.step, beyond: p.beyond ?? null, default: p.default ?? false, scheme: p.scheme ?? null, rounding: p.rounding ?? null, biasesMoved: p.biasesMoved ?? 0, bytes: p.bytes, raw: p.raw, predicted: p.predicted, file: tried[i],
+      points: t.points.map((p, i) => ({ step: p.step, bits: p.bits ?? null, beyond: p.beyond ?? null, default: p.default ?? false, scheme: p.scheme ?? null, rounding: p.rounding ?? null, biasesMoved: p.biasesMoved ?? 0, bytes: p.bytes, raw: p.raw, predicted: p.predicted, file: tried[i],
                                         measured: comparable(p.measured), heldOut: comparable(p.heldOut) })),
       references: refs,
     });
