@@ -177,8 +177,8 @@ function checkTargetFlags(a) {
     throw new UsageError(`--target ${a.target} counts decisions kept: add --decision argmax (the largest value along each output's last axis) ` +
                          'or --decision threshold:N (the side of N each value is on)');
   }
-  const describing = [['--value', a.values], ['--shape', a.shapes], ['--feed-back', a.feedBack], ['--dim', a.dimGiven ? { given: true } : {}]]
-    .filter(([, v]) => Object.keys(v).length).map(([flag]) => flag);
+  const describing = [['--value', Object.keys(a.values).length], ['--shape', Object.keys(a.shapes).length], ['--feed-back', Object.keys(a.feedBack).length],
+                      ['--dim', a.dimGiven]].filter(([, given]) => given).map(([flag]) => flag);
   if (describing.length && !Object.keys(a.inputFiles).length && !MEASURED_KINDS.includes(kind)) {
     throw new UsageError(`${describing.join(', ')} describe${describing.length === 1 ? 's' : ''} the samples of --input, and there are none: ` +
                          `--target ${a.target} then works by estimates (add --input NAME=FILE to measure)`);

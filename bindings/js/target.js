@@ -127,43 +127,34 @@ export function indistinctDoubts(points) {
           'the samples do not tell the files apart, so the smallest was taken whatever its accuracy (are they the values the model takes?)'];
 }
 
+// The first value of a float tensor that is not finite in `samples` (a list of { name: tensor }),
+// as { k, name, value, at }, or null.
+function firstNonFinite(samples) {
+  for (const [k, sample] of samples.entries()) {
+    for (const [name, tensor] of Object.entries(sample)) {
+      if (!(tensor.data instanceof Float32Array || tensor.data instanceof Float64Array)) continue;
+      const at = tensor.data.findIndex((v) => !Number.isFinite(v));
+      if (at >= 0) return { k, name, value: tensor.data[at], at };
+    }
+  }
+  return null;
+}
+
 // Runs candidates beside the original on every sample and says how far the outputs moved: on the
 // samples calibrated on (the first half, when there are two or more) and on the ones held back;
 // `doubts`: calibrationDoubts() of the calibration samples, and whether every sample is alike.
 // `ort`: onnxruntime (node or web); `inputs`: as verify.js's sampleFeeds takes them.
-// The original's outputs must be finite to measure errors against (a NaN would compare as no
-// error at all): the first output and sample where one is not, as an error.
-function nonFinite(outputs) {
-  for (const [k, sample] of outputs.entries()) {
-    for (const [name, tensor] of Object.entries(sample)) {
-      if (!(tensor.data instanceof Float32Array || tensor.data instanceof Float64Array)) continue;
-      const bad = tensor.data.find((v) => !Number.isFinite(v));
-      if (bad !== undefined) {
-        throw new Error(`the original's output '${name}' is ${Number.isNaN(bad) ? 'NaN' : 'infinite'} on sample ${k + 1}: errors cannot be measured against it (are the samples' values what the model takes?)`);
-      }
-    }
-  }
-}
-
-// The samples' float values must be finite too: a NaN input gives NaN or saturated outputs, on
-// which every file errs alike (16-bit audio read as float32 holds NaNs). The first one, as an error.
-function nonFiniteInput(feeds) {
-  for (const [k, feed] of feeds.entries()) {
-    for (const [name, tensor] of Object.entries(feed)) {
-      if (!(tensor.data instanceof Float32Array || tensor.data instanceof Float64Array)) continue;
-      const at = tensor.data.findIndex((v) => !Number.isFinite(v));
-      if (at >= 0) {
-        throw new Error(`sample ${k + 1}'s input '${name}' holds ${Number.isNaN(tensor.data[at]) ? 'NaN' : 'an infinite value'} at index ${at}: ` +
-                        'the samples must be the float values the model takes (16-bit audio or 8-bit pixels read as float32 look like this)');
-      }
-    }
-  }
-}
-
 export async function makeEvaluator(ort, original, inputs, { feedBack = {}, decision: given = {} } = {}) {
   const decision = { ...given, stateOutputs: Object.values(feedBack) };  // a fed-back state decides nothing
   const feeds = [...sampleFeeds(ort.Tensor, inputs)];
-  nonFiniteInput(feeds);
+  // The samples' float values must be finite: a NaN input gives NaN or saturated outputs, on which
+  // every file errs alike (16-bit audio read as float32 holds NaNs).
+  const badInput = firstNonFinite(feeds);
+  if (badInput) {
+    const { k, name, value, at } = badInput;
+    throw new Error(`sample ${k + 1}'s input '${name}' holds ${Number.isNaN(value) ? 'NaN' : 'an infinite value'} at index ${at}: ` +
+                    'the samples must be the float values the model takes (16-bit audio or 8-bit pixels read as float32 look like this)');
+  }
   const count = feeds.length;
   const calibrate = count >= 2 ? Math.ceil(count / 2) : count;
   const run = async (model) => {
@@ -175,7 +166,13 @@ export async function makeEvaluator(ort, original, inputs, { feedBack = {}, deci
     return outputs;
   };
   const reference = await run(original);
-  nonFinite(reference);
+  // The original's outputs must be finite to measure errors against (a NaN would compare as no
+  // error at all).
+  const badOutput = firstNonFinite(reference);
+  if (badOutput) {
+    throw new Error(`the original's output '${badOutput.name}' is ${Number.isNaN(badOutput.value) ? 'NaN' : 'infinite'} on sample ${badOutput.k + 1}: errors cannot be measured against it ` +
+                    "(are the samples' values what the model takes?)");
+  }
   // Runs `model` (e.g. the original with more outputs) on the calibration samples, calling
   // onSample(feeds, outputs, calibrate) after each (the activation probe).
   const observe = async (model, onSample) => {

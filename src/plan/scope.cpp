@@ -23,14 +23,18 @@ Scope::Scope(const ModelIndex& index) : index_(index) {
       end = std::max(end, subtree_end_[g]);
     }
   }
-  std::set<std::string, NameOrder> defined, given, seen;  // given: "name\ngraph" of tensors and node outputs
-  for (const TensorInfo& t : index.tensors) {
-    if (!defined.insert(key(t)).second) defined_twice_.insert(key(t));
-  }
+  // "name\ngraph" of the tensors and node outputs seen so far, and the names among them: a tensor's
+  // key seen before is a name given twice in one graph; a name seen in another graph, shadowed.
+  std::set<std::string, NameOrder> given, seen;
   auto give = [&](const std::string& name, int32_t g) {
-    if (given.insert(name + '\n' + std::to_string(g)).second && !seen.insert(name).second) shadowed_.insert(name);
+    const std::string k = name + '\n' + std::to_string(g);
+    if (!given.insert(k).second) return false;
+    if (!seen.insert(name).second) shadowed_.insert(name);
+    return true;
   };
-  for (const TensorInfo& t : index.tensors) give(t.name, t.graph);
+  for (const TensorInfo& t : index.tensors) {
+    if (!give(t.name, t.graph)) defined_twice_.insert(key(t));
+  }
   for (const NodeInfo& n : index.nodes) {
     for (const std::string& name : n.outputs) give(name, n.graph);
   }
