@@ -251,6 +251,14 @@ test('where the bytes go: a chart of the sizes, the parts of the file, and tenso
     expect((await foot('large', column)) + (await foot('small', column)) + (await foot('graph', column))).toBe(await foot('total', column));
   }
   await expect(page.locator('#tensors tfoot tr[data-part=small]')).toContainText('75 as float16, 249 kept');
+  // Which ones: named under the note, as the report has them.
+  const names = page.locator('#tensors tfoot tr[data-part=small] details.float16-names');
+  await expect(names.locator('li')).toHaveCount(75);
+  await expect(names.locator('li').first()).toBeHidden();
+  await names.locator('summary').click();
+  await expect(names.locator('li').first()).toBeVisible();
+  await expect(names.locator('li').first()).toHaveText(report.float16Tensors[0].graph === 'main' ? report.float16Tensors[0].name
+    : `${report.float16Tensors[0].name} (in ${report.float16Tensors[0].graph})`);
   await expect(page.locator('#tensors tfoot tr[data-part=total]')).toContainText('2.8× smaller, saves 64.3 %');
 });
 

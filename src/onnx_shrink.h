@@ -322,6 +322,7 @@ struct Report {
   uint64_t weight_bytes_before = 0, weight_bytes_after = 0;  // over changed tensors
   uint64_t small_tensors = 0, small_tensor_bytes = 0;  // float tensors under min_elements
   uint64_t small_tensors_fp16 = 0;       // of those, stored as float16 (SmallTensors)
+  std::vector<std::pair<std::string, std::string>> float16_tensors;  // those, by name and graph path
   uint64_t small_tensor_bytes_after = 0;  // the small tensors' data bytes in the result
   uint32_t tensors_changed = 0;
   bool unchanged = false;   // the output is byte-identical to the input

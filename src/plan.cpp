@@ -45,6 +45,7 @@ void summarise(const ModelIndex& index, Plan& plan) {
     const TensorInfo& t = index.tensors[item.tensor];
     if (item.action == Action::Half) {
       ++r.small_tensors_fp16;
+      r.float16_tensors.emplace_back(t.name, index.graphs[t.graph].path);
       r.small_tensor_bytes_after -= 2 * t.elements;
     }
     if (item.action != Action::Int8 || item.report < 0) continue;

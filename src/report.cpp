@@ -174,6 +174,12 @@ std::string to_json(const Report& r) {
     j.close('}');
   });
   j.key("removedInputs"), j.array(r.removed_inputs, [&](const std::string& s) { j.string(s); });
+  j.key("float16Tensors"), j.array(r.float16_tensors, [&](const std::pair<std::string, std::string>& t) {
+    j.open('{');
+    j.key("name"), j.string(t.first);
+    j.key("graph"), j.string(t.second);
+    j.close('}');
+  });
   j.key("tensors"), j.array(r.tensors, [&](const TensorReport& t) {
     j.open('{');
     j.key("name"), j.string(t.name);

@@ -598,7 +598,7 @@ function renderTensorTotals() {
     { part: 'large', name: `The ${plural(r.report.tensors.length, 'tensor')} above`, before: b.before.changed + b.before.kept,
       after: b.after.changed + b.after.kept, note: `${b.changed} shrunk${b.kept ? `, ${b.kept} kept` : ''}` },
     { part: 'small', name: plural(b.small, 'smaller tensor'), before: b.before.small, after: b.after.small,
-      note: b.smallFp16 ? `${b.smallFp16} as float16, ${b.small - b.smallFp16} kept` : 'kept' },
+      note: b.smallFp16 ? `${b.smallFp16} as float16, ${b.small - b.smallFp16} kept` : 'kept', names: r.report.float16Tensors },
     { part: 'graph', name: 'Graph and the rest', before: b.before.graph, after: b.after.graph, note: 'nodes, names, other tensors' },
     { part: 'total', name: 'Total', before: b.before.total, after: b.after.total, note: sizeChange(b.before.total, b.after.total, { saves: true }) },
   ];
@@ -616,8 +616,25 @@ function renderTensorTotals() {
       if (bytes !== undefined) td.dataset.bytes = String(bytes);
       tr.append(td);
     }
+    if (row.names?.length) tr.children[3].replaceChildren(float16Names(row.note, row.names));
     return tr;
   }));
+}
+
+// The small tensors stored as float16, named under their row's note (subgraphs' by their graph).
+function float16Names(note, names) {
+  const details = document.createElement('details');
+  details.className = 'float16-names';
+  const summary = document.createElement('summary');
+  summary.textContent = note;
+  const list = document.createElement('ul');
+  for (const t of names) {
+    const li = document.createElement('li');
+    li.textContent = t.graph === 'main' ? t.name : `${t.name} (in ${t.graph})`;
+    list.append(li);
+  }
+  details.append(summary, list);
+  return details;
 }
 
 // Object URLs live until the next result: revoking one while a large download still reads from

@@ -193,6 +193,8 @@ export interface Report {
   };
   opsetChanges: OpsetChange[];
   removedInputs: string[];
+  /** The small tensors stored as float16 behind a Cast (`small`), by name and graph (as TensorReport's). */
+  float16Tensors: { name: string; graph: string }[];
   tensors: TensorReport[];
   /** The external data files the model refers to, as named in `external` (those it was given but does not name are not here). */
   externalFiles: string[];

@@ -32,8 +32,10 @@ const char* exact_among(const ModelIndex& index, const Scope& scope, const std::
       return "it is cast to integers: kept exact";
     } else if (op == "Pow" && c.input == 1) {
       return "it is an exponent: kept exact";
-    } else if ((op == "Div" && c.input == 1) || op == "Reciprocal") {
+    } else if (((op == "Div" || op == "Mod") && c.input == 1) || op == "Reciprocal") {
       return "it is a divisor: kept exact";
+    } else if (op == "Log" || op == "Sqrt") {
+      return "it is under Log or Sqrt: kept exact";
     } else if ((op == "Cast" || op == "Identity") && !n.outputs.empty()) {
       next = scope.readers(n.outputs[0]);
     }

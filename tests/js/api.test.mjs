@@ -72,6 +72,10 @@ test('shrink, inspect and expand', async () => {
   // Back to float tensors of the original sizes (give or take the names of new nodes): the 12
   // large ones and the small ones stored as float16.
   assert.equal(expandReport.tensorsChanged ?? expandReport.totals.tensorsChanged, 12 + report.totals.smallTensorsFp16);
+  // The report names the small tensors it stored as float16: expand() turns each back.
+  assert.equal(report.float16Tensors.length, report.totals.smallTensorsFp16);
+  const expandedNames = new Set(expandReport.tensors.map((t) => `${t.graph} ${t.name}`));
+  for (const t of report.float16Tensors) assert.ok(expandedNames.has(`${t.graph} ${t.name}`), `${t.graph} ${t.name}`);
   assert.ok(Math.abs(expanded.byteLength - silero.byteLength) < 150 * expandReport.totals.tensorsChanged);
   assert.equal(expandReport.mode, 'expand');
   assert.equal(expandReport.unchanged, false);

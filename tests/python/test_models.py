@@ -525,7 +525,7 @@ class ExactValues(unittest.TestCase):
             check_file(out)
         return [(t["name"], t["graph"], t["changed"], t.get("reason")) for t in report["tensors"]]
 
-    def test_values_read_as_integers_exponents_divisors_or_shapes(self):
+    def test_values_read_as_integers_exponents_divisors_logs_or_shapes(self):
         h, F = onnx.helper, lambda n, s: onnx.helper.make_tensor_value_info(n, onnx.TensorProto.FLOAT, s)
         rng = np.random.default_rng(5)
         n = 20000
@@ -534,15 +534,20 @@ class ExactValues(unittest.TestCase):
         exponents = rng.integers(0, 4, n).astype(np.float32)  # a negative base to a non-integer power is NaN
         divisor = weight.copy()
         divisor[::100] = 1e-9  # 8-bit codes made 1 / 1e-9 into about -3e4
+        positive = np.abs(weight) + 1e-9  # rounded, the smallest of these can reach zero or below: -inf or NaN
         m = self.model([h.make_node("Cast", ["pos"], ["idx"], to=onnx.TensorProto.INT64), h.make_node("Gather", ["x", "idx"], ["g"]),
                         h.make_node("Identity", ["e"], ["e2"]), h.make_node("Pow", ["x", "e2"], ["p"]),
-                        h.make_node("Div", ["x", "d"], ["q"]), h.make_node("Mul", ["x", "w"], ["y"])],
-                       [F("x", [n])], [F("g", [n]), F("p", [n]), F("q", [n]), F("y", [n])],
-                       {"pos": positions, "e": exponents, "d": divisor, "w": weight})
+                        h.make_node("Div", ["x", "d"], ["q"]), h.make_node("Mod", ["x", "m"], ["r"], fmod=1),
+                        h.make_node("Log", ["l"], ["ll"]), h.make_node("Sqrt", ["s"], ["ss"]), h.make_node("Mul", ["x", "w"], ["y"])],
+                       [F("x", [n])], [F("g", [n]), F("p", [n]), F("q", [n]), F("r", [n]), F("ll", [n]), F("ss", [n]), F("y", [n])],
+                       {"pos": positions, "e": exponents, "d": divisor, "m": divisor + 0, "l": positive, "s": positive + 0, "w": weight})
         self.assertEqual(self.reasons(m), [
             ("pos", "main", False, "it is cast to integers: kept exact"),
             ("e", "main", False, "it is an exponent: kept exact"),
             ("d", "main", False, "it is a divisor: kept exact"),
+            ("m", "main", False, "it is a divisor: kept exact"),
+            ("l", "main", False, "it is under Log or Sqrt: kept exact"),
+            ("s", "main", False, "it is under Log or Sqrt: kept exact"),
             ("w", "main", True, None)])
         # Shapes reached through a Cast, an Identity, or a model-local function's input.
         up = h.make_function("local", "Up", ["a", "s"], ["b"], [h.make_node("Resize", ["a", "", "s"], ["b"], mode="nearest")],
