@@ -340,21 +340,33 @@ const laterView = (callback) => badOption(`${callback} returned a promise, but w
   'streams and fs/promises, which keep the chunk');
 
 // Collects output into one array of the announced size, or passes chunks to options[callback]
-// (onModelData or onExternalData): copies, or with `views` the engine's memory itself.
-function collector(module, options, callback, views, guard, what) {
+// (onModelData or onExternalData): copies, or with `views` the engine's memory itself. The one
+// array comes from `newArray(size)`, which may leave it unfilled: the engine writes every byte.
+// Copies to a callback that returns a promise (fs/promises) are given one at a time, each once the
+// last one's promise has settled; settled() waits for the last, and rejects as the first failed.
+function collector(module, options, callback, views, guard, what, newArray) {
   const onChunk = options[callback];
-  let array = null, at = 0;
+  let array = null, at = 0, queue = null;
+  const give = (chunk) => {
+    if (queue) queue = queue.then(() => onChunk(chunk));
+    else {
+      const answer = onChunk(chunk);
+      if (typeof answer?.then === 'function') queue = Promise.resolve(answer);
+    }
+    queue?.catch(() => {});  // (awaited by settled(), unless the run fails first)
+  };
   return {
     expect: guard((total) => {
-      if (!onChunk) array = new Uint8Array(total);
+      if (!onChunk) array = newArray(total);
       return true;
     }, false, what),
     write: guard((pointer, length) => {
       const view = module.HEAPU8.subarray(pointer, pointer + length);
-      if (onChunk) {
-        const answer = onChunk(views ? view : view.slice());
+      if (onChunk && views) {
         // A promise says the chunk is used after the callback returns, when a view no longer holds it.
-        if (views && typeof answer?.then === 'function') throw laterView(callback);
+        if (typeof onChunk(view)?.then === 'function') throw laterView(callback);
+      } else if (onChunk) {
+        give(view.slice());
       } else {
         array.set(view, at);
       }
@@ -362,14 +374,24 @@ function collector(module, options, callback, views, guard, what) {
       return true;
     }, false, what),
     result() {
+      if (array && at !== array.byteLength) throw new OnnxShrinkError(`internal error: ${what}: ${at} of ${array.byteLength} bytes written`, 'INTERNAL');
       return onChunk ? undefined : array ?? new Uint8Array(0);
+    },
+    async settled() {
+      try {
+        await queue;
+      } catch (e) {
+        throw Object.assign(new OnnxShrinkError(`${what} failed: ${e?.message ?? e}`, 'IO'), { cause: e });
+      }
     },
   };
 }
 
 // `loadWasm(wasmPath)` gives the engine's .wasm bytes; `pathHint(quotedName)` says what to pass
-// instead of a file name or URL (a string is never read as one).
-export function createApi(loadWasm, pathHint = (name) => `pass the model's bytes or a reader, e.g. await fetch(${name})`) {
+// instead of a file name or URL (a string is never read as one); `newArray(size)` gives a result's
+// array (Node's need not be zeroed first).
+export function createApi(loadWasm, pathHint = (name) => `pass the model's bytes or a reader, e.g. await fetch(${name})`,
+  newArray = (size) => new Uint8Array(size)) {
   const env = { wasmPath: undefined, wasmBinary: undefined };
   let modulePromise = null;
 
@@ -416,8 +438,8 @@ export function createApi(loadWasm, pathHint = (name) => `pass the model's bytes
     const read = new Set();  // the external data files the model refers to (and the engine read)
     try {
       const views = options.chunks === 'view';
-      const out = collector(module, options, 'onModelData', views, guard, 'writing the model');
-      const external = collector(module, options, 'onExternalData', views, guard, 'writing the external data');
+      const out = collector(module, options, 'onModelData', views, guard, 'writing the model', newArray);
+      const external = collector(module, options, 'onExternalData', views, guard, 'writing the external data', newArray);
       const io = {
         model: toSource(module, asSource(model), owned, guard, 'reading the model'),
         external: guard((name) => {
@@ -439,6 +461,8 @@ export function createApi(loadWasm, pathHint = (name) => `pass the model's bytes
       const result = module.run(what, engineOptions, io);
       failed.rethrow();
       if (result.code) throw new OnnxShrinkError(result.message, result.code);
+      await out.settled();
+      await external.settled();
       const report = JSON.parse(result.report);
       report.externalFiles = [...read];
       options.onReport?.(report);

@@ -92,21 +92,23 @@ export interface ShrinkOptions {
    * External data of the input: by file name, or a function from file name to data, called while
    * the engine runs, so it must answer at once: bytes or a reader (or a Blob, in a Web Worker).
    */
-  external?: Record<string, Input> | ((location: string) => SyncInput | undefined);
+  external?: Record<string, Input | PromiseLike<Input>> | ((location: string) => SyncInput | undefined);
   /** Receives the external data of the result in pieces instead of collecting it. */
-  onExternalData?: (chunk: Uint8Array) => void;
+  onExternalData?: (chunk: Uint8Array) => void | PromiseLike<unknown>;
   /**
    * Receives the model itself in pieces, in order, instead of collecting it (the result's `model`
    * is then empty): to write a large model to a file or stream without holding all of it.
    */
-  onModelData?: (chunk: Uint8Array) => void;
+  onModelData?: (chunk: Uint8Array) => void | PromiseLike<unknown>;
   /**
    * What onModelData and onExternalData receive: arrays of their own to keep ('copy', the
    * default), or views of the engine's memory that are valid only until the callback returns
    * ('view': no copy and no fresh memory per chunk). Use a view synchronously before returning
    * (fs.writeSync, hash.update, zlib's *Sync functions); a Node stream's write() and fs/promises
    * keep the chunk, and would write bytes the engine has since overwritten: give them 'copy'. A
-   * callback returning a promise with 'view' is refused (BAD_OPTION).
+   * callback returning a promise with 'view' is refused (BAD_OPTION); with 'copy', each chunk is
+   * given once the last one's promise has settled, the call resolves after the last, and a
+   * rejection fails it (IO).
    */
   chunks?: 'copy' | 'view';
   /** Called as work proceeds; return false to stop (the promise rejects with CANCELLED). */
@@ -289,6 +291,14 @@ export interface TargetOptions extends Omit<ShrinkOptions, 'bits' | 'tensorBits'
   feedBack?: Record<string, string>;
 }
 
+/** How far a file's outputs moved on samples (a state fed back has no agreement). */
+export interface Measured {
+  relL2: number;
+  maxAbs: number;
+  agreement?: number;
+  perOutput: { name: string; relL2: number; maxAbs: number; agreement?: number }[];
+}
+
 /** One candidate built and measured by target mode. */
 export interface TargetPoint {
   /** Its place on the path (0: every tensor at 10 bits); negative past the path's top. */
@@ -312,8 +322,9 @@ export interface TargetPoint {
   /** The predicted output error (relative L2 of the worst output). */
   predicted: number | null;
   /** Measured on the calibration samples, and on the ones held back (null with one sample). */
-  measured?: { relL2: number; maxAbs: number; agreement?: number };
-  heldOut?: { relL2: number; maxAbs: number; agreement?: number } | null;
+  /** The worst over the outputs (the least agreement), and each output's own in perOutput. */
+  measured?: Measured;
+  heldOut?: Measured | null;
   /** How many layers' biases the file has moved by the samples' channel means (absent: none). */
   biasesMoved?: number;
   /**

@@ -168,6 +168,14 @@ export async function makeEvaluator(ort, original, inputs, { feedBack = {}, deci
   const reference = await run(original);
   // The original's outputs must be finite to measure errors against (a NaN would compare as no
   // error at all).
+  if (decision.argmax) {
+    const decides = (name, tensor) => !decision.stateOutputs.includes(name) && tensor.dims.at(-1) >= 2;
+    if (!Object.entries(reference[0]).some(([name, tensor]) => decides(name, tensor))) {
+      const shapes = Object.entries(reference[0]).map(([name, t]) => `'${name}' [${t.dims.join(', ')}]`).join(', ');
+      throw new Error(`decision argmax takes the largest value over an output's last axis, and no output has two values or more there (${shapes}): ` +
+                      'every decision would count as kept. Give an output of scores per class, or threshold:N');
+    }
+  }
   const badOutput = firstNonFinite(reference);
   if (badOutput) {
     throw new Error(`the original's output '${badOutput.name}' is ${Number.isNaN(badOutput.value) ? 'NaN' : 'infinite'} on sample ${badOutput.k + 1}: errors cannot be measured against it ` +
@@ -539,11 +547,22 @@ async function searchPath(model, { engine, options = {}, target, objective = 'br
   const sizeOf = (bytes) => {
     const job = { raw: bytes.byteLength, done: 0 };
     compressing.push(job);
+    // size() calls step from a stream's callbacks, where an onProgress that throws would end the
+    // process: its error waits for this file's size, and the search rejects with it.
+    let failed = null;
     const step = (f) => {
       job.done = Math.max(job.done, f);
-      onCompressed?.();
+      try {
+        onCompressed?.();
+      } catch (e) {
+        failed ??= { e };
+      }
     };
-    const sizing = Promise.resolve(size(bytes, step)).then((b) => (step(1), b));
+    const sizing = Promise.resolve(size(bytes, step)).then((b) => {
+      step(1);
+      if (failed) throw failed.e;
+      return b;
+    });
     sizing.catch(() => {});  // (a search that stops early leaves sizes it never awaits: cancelled, not unhandled)
     return sizing;
   };

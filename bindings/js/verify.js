@@ -269,7 +269,8 @@ const oneSide = (s, t) => (!s.count || (s.min <= t && s.max > t) ? null : { abov
 // `threshold`, also the share of values on the same side of it in both (a detector's or
 // classifier's decisions).
 // `argmax`: also the share of rows (over the last axis) whose largest value is at the same place in
-// both (a classifier's or a CTC recognizer's decisions), as `agreement`.
+// both (a classifier's or a CTC recognizer's decisions), as `agreement`; only of outputs whose last
+// axis has two values or more (argmax of one value, or of a scalar, agrees whatever the values).
 // With either, `oneDecision`: null when the original decides more than one way, else its one
 // decision ({ above: true|false } for a threshold, { index } for argmax).
 // `stateOutputs`: names of outputs that are not decisions (a streaming model's state, fed back as
@@ -292,8 +293,8 @@ export class OutputComparison {
       if (!s) this.#sums.set(name, (s = { count: 0, agree: 0, maxAbs: 0, sumAbs: 0, sumSq: 0, dot: 0, nx: 0, ny: 0, min: Infinity, max: -Infinity }));
       const x = a[name].data, y = b[name].data, t = this.#threshold;
       const xValue = valueOf(a[name]), yValue = valueOf(b[name]);
-      if (this.#argmax) {
-        const width = a[name].dims.at(-1) || 1;
+      if (this.#argmax && a[name].dims.at(-1) >= 2) {
+        const width = a[name].dims.at(-1);
         for (let row = 0; row + width <= x.length; row += width) {
           let i = row, j = row;
           for (let k = row + 1; k < row + width; k++) {

@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import fsPromises from 'node:fs/promises';
 import path from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
@@ -410,6 +411,23 @@ test('expand() refuses the options it would ignore, and views used after their c
   const kept = [];
   await expand(model, { onModelData: async (chunk) => void kept.push(chunk) });
   assert.ok(Buffer.concat(kept).equals(await expand(model)));
+  // A promise is waited for before the next chunk, and the call resolves after the last: fs/promises'
+  // write() at the file's position (its writes, not waited for, once landed out of order).
+  const file = path.join(tempDir('async-chunks'), 'expanded.onnx');
+  const handle = await fsPromises.open(file, 'w');
+  let writing = 0, most = 0;
+  await expand(model, { onModelData: async (chunk) => {
+    most = Math.max(most, ++writing);
+    await handle.write(chunk);
+    writing--;
+  } });
+  await handle.close();
+  assert.equal(most, 1);
+  assert.ok(readFileSync(file).equals(await expand(model)));
+  // A rejection fails the call (IO, the original as its cause), and the process goes on.
+  const full = new Error('disk full');
+  await assert.rejects(expand(model, { onModelData: async () => { throw full; } }),
+                       (e) => e.code === 'IO' && e.message === 'writing the model failed: disk full' && e.cause === full);
 });
 
 test('an engine file that cannot be read or started is an OnnxShrinkError naming where it came from', () => {

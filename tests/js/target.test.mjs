@@ -5,8 +5,8 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { objectiveSize, shrink, shrinkToTarget } from '../../bindings/js/index.node.js';
-import { calibrationDoubts, indistinctDoubts, makeEvaluator, parseDecision, parseTarget } from '../../bindings/js/target.js';
+import { expand, inspect, objectiveSize, shrink, shrinkToTarget } from '../../bindings/js/index.node.js';
+import { calibrationDoubts, indistinctDoubts, makeEvaluator, parseDecision, parseTarget, searchTarget } from '../../bindings/js/target.js';
 import { evidenceLines } from '../../bindings/js/target_table.js';
 import { field, node, normals, number, str, tensor, valueInfo } from './onnx_writer.mjs';
 import { pageQuadrants } from '../../bench/corpus.mjs';
@@ -331,4 +331,38 @@ test('samples on which every file errs alike are named: silero given values at f
   assert.deepEqual(indistinctDoubts([point(1), point(1), point(2)]), []);
   assert.deepEqual(indistinctDoubts([point(1), point(1)]), []);
   assert.equal(indistinctDoubts([point(1), point(1), point(1)]).length, 1);
+});
+
+// A model of one MatMul: x [1, 64] times a [64, classes] weight.
+const matMul = (classes) => Uint8Array.from([...number(1, 8), ...field(8, number(2, 13)), ...field(7, [
+  ...field(1, node('MatMul', ['x', 'w'], ['y'])), ...str(2, 'scores'), ...field(5, tensor('w', [64, classes], normals(64 * classes, 5))),
+  ...field(11, valueInfo('x', [1, 64])), ...field(12, valueInfo('y', [1, classes]))])]);
+
+test('argmax decides only over a last axis of two values or more: an output of one score per row is refused, not counted as kept', async () => {
+  const ort = (await import('onnxruntime-node')).default;
+  const x = new Uint8Array(new Float32Array(normals(128, 9)).buffer);
+  const inputs = [{ name: 'x', dtype: 'float32', shape: [1, 64], bytes: x }];
+  await assert.rejects(makeEvaluator(ort, matMul(1), inputs, { decision: { argmax: true } }),
+                       /decision argmax takes the largest value over an output's last axis, and no output has two values or more there \('y' \[1, 1\]\)/);
+  const evaluator = await makeEvaluator(ort, matMul(4), inputs, { decision: { argmax: true } });
+  assert.equal((await evaluator.measure(matMul(4))).calibration.agreement, 1);
+  // Through the API: an option error.
+  await assert.rejects(shrink(matMul(1), { target: 'agree=0.99', decision: 'argmax', samples: { x }, shapes: { x: [1, 64] } }),
+                       (e) => e.code === 'BAD_OPTION' && /no output has two values or more there/.test(e.message));
+});
+
+test('an onProgress that throws while the points are sized, called from a stream\'s callback, rejects the search with its error (the process goes on)', async () => {
+  class Theirs extends Error {}
+  // Sizes that come in from a later callback, as zlib's do, once the search waits for them.
+  const pending = [];
+  const size = (bytes, onFraction) => new Promise((resolve) => pending.push(() => (onFraction(0.5), resolve(bytes.byteLength))));
+  let sizing = 0;
+  const onProgress = (f, stage) => {
+    if (!/sizing/.test(stage)) return;
+    if (++sizing === 1) setImmediate(() => pending.splice(0).forEach((go) => go()));
+    else throw new Theirs('the page went away');
+  };
+  await assert.rejects(searchTarget(matMul(512), { engine: { shrink, inspect, expand }, options: {}, target: { kind: 'default' }, objective: 'brotli', size, onProgress }),
+                       (e) => e instanceof Theirs);
+  assert.ok(sizing >= 2);
 });
