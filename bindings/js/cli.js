@@ -43,7 +43,7 @@ async function processOne(model, a, many, rows, reports, readFiles) {
   const shownInput = input === '-' ? 'standard input' : input;
   let feeds = null, check = null, brotli = null;
   try {
-    if (a.target) return await targetOne(source, model, output, a, rows, reports, inputFiles);
+    if (a.target) return await targetOne(source, model, output, a, rows, reports, inputFiles, external);
     if (a.inspect) {
       // (The data file a shrink would write, named as shrinkTo names it.)
       const report = await inspect(source, { ...a.options, externalLocation: path.basename(dataFileOf(output)), external, onProgress });
@@ -223,7 +223,7 @@ async function shrinkTo(source, output, options, tag, measure, streamBrotli = fa
 // Target mode on one model: the search (shrinkToTarget) on the --input samples, with its progress,
 // then the chosen file written as every result is (a temporary file, renamed) when it meets the
 // target; otherwise nothing. While it searches nothing is on disk: Ctrl-C leaves nothing behind.
-async function targetOne(source, model, output, a, rows, reports, inputFiles) {
+async function targetOne(source, model, output, a, rows, reports, inputFiles, external) {
   const { file: input } = model;
   let bytes;
   try {
@@ -232,18 +232,18 @@ async function targetOne(source, model, output, a, rows, reports, inputFiles) {
     throw new OnnxShrinkError(`cannot read '${input}': ${e.code === 'ERR_FS_FILE_TOO_LARGE' ? 'over 2 GiB, more than target mode holds in memory' : e.message}`,
                               e.code === 'ERR_FS_FILE_TOO_LARGE' ? 'TOO_LARGE' : 'IO');
   }
-  const feeds = Object.keys(a.inputFiles).length ? targetFeeds(await inspect(bytes, a.options), a) : {};
+  const feeds = Object.keys(a.inputFiles).length ? targetFeeds(await inspect(bytes, { ...a.options, external }), a) : {};
   const bar = progressBar(input === '-' ? 'stdin' : path.basename(input), a.quiet || a.json);
   let result;
   try {
-    result = await shrinkToTarget(bytes, { ...a.options, target: a.target, decision: a.decision, objective: a.objective, samples: feeds.samples,
+    result = await shrinkToTarget(bytes, { ...a.options, external, target: a.target, decision: a.decision, objective: a.objective, samples: feeds.samples,
                                            shapes: feeds.shapes, feedBack: a.feedBack, onProgress: bar });
   } finally {
     bar(1, 'done');
   }
   const { target, report } = result;
   report.target = target;
-  const row = { input, output: null, before: bytes.byteLength, report, target, goalText: a.target };
+  const row = { input, output: null, before: bytes.byteLength + (report.totals.externalBytesBefore || 0), report, target, goalText: a.target };
   // Calibration samples that cannot tell files apart (target.js: calibrationDoubts): a warning,
   // with --quiet too, as is a chosen file that misses the target on the samples held out (the
   // table says so when it is printed).

@@ -190,7 +190,9 @@ async function searchFor(input, options, stopper) {
     }
     let evaluator;
     try {
-      evaluator = await makeEvaluator(ort, input, inputs, { feedBack, decision: how });
+      // onnxruntime reads a model given as bytes without its folder: its external data goes with it.
+      const externalData = await externalFiles(report.externalFiles, rest.external);
+      evaluator = await makeEvaluator(ort, input, inputs, { feedBack, decision: how, ...(externalData.length ? { externalData } : {}) });
     } catch (e) {
       throw bad(`target: the original model on the samples: ${e.message}`);
     }
@@ -214,8 +216,12 @@ async function searchFor(input, options, stopper) {
       engine: { shrink: api.shrink, inspect: api.inspect, expand: api.expand }, options: { ...rest, signal: stopper.signal }, target: goal, objective, measure, observe,
       onProgress: progress,
       size: (bytes, onFraction) => objectiveSizeLater(bytes, objective, 9, onFraction, stopper.signal),
-      // Only a size given as a fraction of the original's needs it (brotli of 150 MB: 15 s).
-      originalBytes: goal.kind === 'size' && goal.fraction !== undefined ? objectiveSize(input, objective, 9) : undefined,
+      // Only a size given as a fraction of the original's needs it (brotli of 150 MB: 15 s): the
+      // model's file and its external data files, each compressed as a host serves them.
+      originalBytes: goal.kind === 'size' && goal.fraction !== undefined
+        ? (await externalFiles((report ?? await api.inspect(input, rest)).externalFiles, rest.external))
+          .reduce((sum, f) => sum + objectiveSize(f.data, objective, 9), objectiveSize(input, objective, 9))
+        : undefined,
       brotliQuality: 9,
     });
     check();
@@ -235,6 +241,22 @@ async function searchFor(input, options, stopper) {
     // Anything else is ours (a candidate onnxruntime cannot run, a bug): INTERNAL, the original as its cause.
     throw Object.assign(new OnnxShrinkError(`target: ${e?.message ?? e}`, 'INTERNAL'), { cause: e });
   }
+}
+
+// The external data files `names` as `external` gives them (by name, or from a function), whole:
+// [{ path, data }], as onnxruntime's externalData option takes them.
+async function externalFiles(names, external) {
+  const files = [];
+  for (const name of names) {
+    const v = await (typeof external === 'function' ? external(name) : external?.[name]);
+    let data;
+    if (v instanceof ArrayBuffer) data = new Uint8Array(v);
+    else if (ArrayBuffer.isView(v)) data = new Uint8Array(v.buffer, v.byteOffset, v.byteLength);
+    else if (typeof v?.arrayBuffer === 'function') data = new Uint8Array(await v.arrayBuffer());  // a Blob
+    else if (typeof v?.read === 'function') data = await v.read(0, v.size);  // a reader
+    if (data) files.push({ path: name, data });
+  }
+  return files;
 }
 
 // `shapes` as target mode takes it: { inputName: [whole numbers] }.

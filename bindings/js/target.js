@@ -144,7 +144,10 @@ function firstNonFinite(samples) {
 // samples calibrated on (the first half, when there are two or more) and on the ones held back;
 // `doubts`: calibrationDoubts() of the calibration samples, and whether every sample is alike.
 // `ort`: onnxruntime (node or web); `inputs`: as verify.js's sampleFeeds takes them.
-export async function makeEvaluator(ort, original, inputs, { feedBack = {}, decision: given = {} } = {}) {
+export async function makeEvaluator(ort, original, inputs, { feedBack = {}, decision: given = {}, externalData } = {}) {
+  // (The original's external data files, [{ path, data }], for every session: files built from it
+  // have theirs inline, the original and the probes' copies of it do not.)
+  const sessionOptions = { logSeverityLevel: 4, ...(externalData ? { externalData } : {}) };
   const decision = { ...given, stateOutputs: Object.values(feedBack) };  // a fed-back state decides nothing
   const feeds = [...sampleFeeds(ort.Tensor, inputs)];
   // The samples' float values must be finite: a NaN input gives NaN or saturated outputs, on which
@@ -158,7 +161,7 @@ export async function makeEvaluator(ort, original, inputs, { feedBack = {}, deci
   const count = feeds.length;
   const calibrate = count >= 2 ? Math.ceil(count / 2) : count;
   const run = async (model) => {
-    const session = await ort.InferenceSession.create(model, { logSeverityLevel: 4 });
+    const session = await ort.InferenceSession.create(model, sessionOptions);
     const outputs = [];
     let previous = null;
     for (const f of feeds) outputs.push((previous = await session.run(carryOver(f, previous, feedBack))));
@@ -184,7 +187,7 @@ export async function makeEvaluator(ort, original, inputs, { feedBack = {}, deci
   // Runs `model` (e.g. the original with more outputs) on the calibration samples, calling
   // onSample(feeds, outputs, calibrate) after each (the activation probe).
   const observe = async (model, onSample) => {
-    const session = await ort.InferenceSession.create(model, { logSeverityLevel: 4 });
+    const session = await ort.InferenceSession.create(model, sessionOptions);
     let previous = null;
     try {
       for (const f of feeds.slice(0, calibrate)) {

@@ -312,3 +312,29 @@ test('Ctrl-C during the activation probe: the CLI stops, and nothing is written'
   assert.doesNotMatch(text, /target met/);
   assert.deepEqual(readdirSync(dir), []);
 });
+
+test('a model whose weight is in an external data file beside it: measured with that file (from any folder), and size=FRACTION of both files', async () => {
+  const { field, node, normals, number, str, valueInfo } = await import('./onnx_writer.mjs');
+  const dir = tempDir('target-external');
+  const weights = new Float32Array(normals(64 * 512, 21));
+  writeFileSync(path.join(dir, 'w.bin'), weights);
+  const entry = (key, value) => field(13, [...str(1, key), ...str(2, value)]);
+  const w = [...number(1, 64), ...number(1, 512), ...number(2, 1), ...str(8, 'w'), ...entry('location', 'w.bin'), ...entry('length', String(weights.byteLength)),
+             ...number(14, 1)];
+  writeFileSync(path.join(dir, 'm.onnx'), Uint8Array.from([...number(1, 8), ...field(8, number(2, 13)), ...field(7, [
+    ...field(1, node('MatMul', ['x', 'w'], ['y'])), ...str(2, 'external'), ...field(5, w),
+    ...field(11, valueInfo('x', [1, 64])), ...field(12, valueInfo('y', [1, 512]))])]));
+  writeFileSync(path.join(dir, 'x.f32'), new Float32Array(normals(4 * 64, 22)));
+  // Run from another folder: onnxruntime, given the model's bytes, would look for w.bin there.
+  const p = spawnSync(process.execPath, [cli, path.join(dir, 'm.onnx'), '--target', 'relL2=0.02', '--input', `x=${path.join(dir, 'x.f32')}`,
+                                         '-o', path.join(dir, 'out.onnx'), '--report', path.join(dir, 'r.json')], { encoding: 'utf8', cwd: fixtures });
+  assert.equal(p.status, 0, p.stderr);
+  const report = JSON.parse(readFileSync(path.join(dir, 'r.json'), 'utf8'));
+  assert.equal(report.target.met, true);
+  assert.ok(report.target.chosen.measured.relL2 <= 0.02 && report.target.chosen.measured.relL2 > 0);
+  // size=0.5: half of the model's file and its data file, each compressed.
+  const q = run(path.join(dir, 'm.onnx'), '--target', 'size=0.5', '-o', path.join(dir, 'half.onnx'), '--report', path.join(dir, 'h.json'));
+  assert.equal(q.status, 0, q.stderr);
+  const whole = objectiveSize(readFileSync(path.join(dir, 'm.onnx')), 'brotli', 9) + objectiveSize(readFileSync(path.join(dir, 'w.bin')), 'brotli', 9);
+  assert.equal(JSON.parse(readFileSync(path.join(dir, 'h.json'), 'utf8')).target.goal.bytes, Math.floor(0.5 * whole));
+});
