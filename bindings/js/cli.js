@@ -319,6 +319,9 @@ async function main() {
   try {
     checkDistinctOutputs(inputs, a, many);
     checkReportTarget(inputs, a);
+    // Nor a sample file (--input): the model's output, its data file, or the report.
+    const written = [a.output, a.output && !many && dataFileOf(a.output), a.report].filter((f) => f && f !== '-' && !isStream(f));
+    refuseToReplaceInputs(Object.values(a.inputFiles).filter((f) => f !== '-'), written, 'a sample file given with --input');
   } catch (e) {
     process.stderr.write(`onnx-shrink: ${e.message}\n`);
     return 2;

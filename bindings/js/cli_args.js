@@ -259,9 +259,11 @@ export function parse(argv) {
         break;
       }
       case '--value': {
-        const m = /^([^=]+)=(-?[\d.]+(?:e-?\d+)?)$/.exec(value());
-        if (!m) throw new UsageError(`--value takes NAME=NUMBER, e.g. sr=16000`);
-        a.values[m[1]] = Number(m[2]);
+        const given = value();
+        const m = /^([^=]+)=(-?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?)$/.exec(given);
+        if (!m) throw new UsageError(`--value takes NAME=NUMBER, e.g. sr=16000, not '${given}'`);
+        // A whole number past 2^53 stays exact, for an int64 input.
+        a.values[m[1]] = /^-?\d+$/.test(m[2]) && !Number.isSafeInteger(Number(m[2])) ? BigInt(m[2]) : Number(m[2]);
         break;
       }
       case '--input': {

@@ -297,12 +297,12 @@ export const dataFileOf = (output) => path.join(path.dirname(output), `${path.ba
 // A result must not replace a file the input reads: `-o b.onnx` writes b.onnx.data, which may be
 // the input model's own data file. Known once the engine has opened them, before anything is
 // put in place.
-export function refuseToReplaceInputs(inputs, targets) {
+export function refuseToReplaceInputs(inputs, targets, reads = 'which the input model reads') {
   for (const target of targets) {
     const input = inputs.find((p) => sameFile(p, target));
     if (input) {
       const which = path.resolve(target) === path.resolve(input) ? `'${input}'` : `'${target}' (the same file as '${input}')`;
-      throw new OnnxShrinkError(`the result would replace ${which}, which the input model reads; ` +
+      throw new OnnxShrinkError(`the result would replace ${which}, ${reads}; ` +
                                 'onnx-shrink never overwrites its input: choose another output name', 'BAD_OPTION');
     }
   }

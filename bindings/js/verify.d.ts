@@ -56,10 +56,10 @@ export function guessedDimensions(inputs: ReadonlyArray<{ name: string; shape?: 
                                   given?: Iterable<string>): GuessedDimension[];
 
 /**
- * What makes a check's numbers say little: one sentence per output that was constant in the
- * original, or identical in both models on every sample (empty when none).
+ * What makes a check's numbers say little: one sentence per output that held NaN or infinity or
+ * was constant in the original, or identical in both models on every sample (empty when none).
  */
-export function suspicions(results: ReadonlyArray<Pick<OutputError, 'name' | 'constant' | 'identical'>>): string[];
+export function suspicions(results: ReadonlyArray<Pick<OutputError, 'name' | 'constant' | 'identical'> & { nonFinite?: boolean }>): string[];
 
 /**
  * With a threshold: one sentence per output whose values in the original were all on one side of
@@ -122,6 +122,8 @@ export interface OutputError {
   constant: boolean;
   /** Both models gave exactly the same values on every sample: the inputs may not reach the changed weights. */
   identical: boolean;
+  /** The original's values held NaN or infinity: no error can be measured against them (the errors and cosine are then NaN). */
+  nonFinite: boolean;
 }
 
 /** Accumulates how far a model's outputs moved from the original's, sample by sample. */

@@ -47,7 +47,8 @@ export function guessedDimensions(inputs, given = []) {
 export function suspicions(results) {
   const out = [];
   for (const r of results) {
-    if (r.constant) out.push(`output '${r.name}' has the same value everywhere in the original model: the check says nothing about it`);
+    if (r.nonFinite) out.push(`output '${r.name}' holds NaN or infinity in the original model on these inputs: its errors cannot be measured against it (are the inputs the values the model takes?)`);
+    else if (r.constant) out.push(`output '${r.name}' has the same value everywhere in the original model: the check says nothing about it`);
     else if (r.identical) out.push(`output '${r.name}' is identical in both models on every sample: the inputs may not exercise the changed weights`);
   }
   return out;
@@ -317,6 +318,7 @@ export class OutputComparison {
         s.nx += xi * xi;
         s.ny += yi * yi;
         if (t !== undefined && !this.#argmax && xi > t === yi > t) s.agree++;
+        if (!Number.isFinite(xi)) s.nonFinite = true;
         if (xi < s.min) s.min = xi;
         if (xi > s.max) s.max = xi;
       }
@@ -327,10 +329,10 @@ export class OutputComparison {
   results() {
     return [...this.#sums].map(([name, s]) => ({
       name, maxAbs: s.maxAbs, meanAbs: s.count ? s.sumAbs / s.count : 0,
-      cosine: s.nx && s.ny ? s.dot / (Math.sqrt(s.nx) * Math.sqrt(s.ny)) : s.nx === s.ny ? 1 : 0,  // no product of two large sums
+      cosine: Number.isNaN(s.nx + s.ny) ? NaN : s.nx && s.ny ? s.dot / (Math.sqrt(s.nx) * Math.sqrt(s.ny)) : s.nx === s.ny ? 1 : 0,  // no product of two large sums
       // (NaN when either side holds NaN or both an infinity: never 0 by accident.)
       relL2: Number.isNaN(s.nx + s.sumSq) ? NaN : s.nx ? Math.sqrt(s.sumSq / s.nx) : s.sumSq ? Infinity : 0,
-      constant: s.count > 1 && s.min === s.max, identical: s.maxAbs === 0,
+      constant: s.count > 1 && s.min === s.max, identical: s.maxAbs === 0, nonFinite: Boolean(s.nonFinite),
       ...(this.#state.has(name) ? {} : this.#argmax ? { agreement: s.rows ? s.agree / s.rows : 1, oneDecision: s.rows && s.index !== null ? { index: s.index } : null }
         : this.#threshold !== undefined ? { agreement: s.count ? s.agree / s.count : 1, oneDecision: oneSide(s, this.#threshold) } : {}),
     }));

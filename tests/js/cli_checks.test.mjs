@@ -169,6 +169,7 @@ test('a bad option: the error and one line pointing at --help, with the nearest 
     [['--json=1'], '--json takes no value (got --json=1)'],
     [['--mode', 'palette', '--block', '64'], '--block applies to int8 mode, not palette mode'],
     [['--scheme', 'auto,chanel'], "--scheme takes auto, channel, tensor, kmeans or uniform, not 'chanel'; did you mean channel?"],
+    [['--verify', '--value', 'x=1.2.3'], "--value takes NAME=NUMBER, e.g. sr=16000, not 'x=1.2.3'"],
   ]) {
     const p = run('m.onnx', ...args);
     assert.equal(p.status, 2, args.join(' '));

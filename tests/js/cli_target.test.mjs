@@ -338,3 +338,17 @@ test('a model whose weight is in an external data file beside it: measured with 
   const whole = objectiveSize(readFileSync(path.join(dir, 'm.onnx')), 'brotli', 9) + objectiveSize(readFileSync(path.join(dir, 'w.bin')), 'brotli', 9);
   assert.equal(JSON.parse(readFileSync(path.join(dir, 'h.json'), 'utf8')).target.goal.bytes, Math.floor(0.5 * whole));
 });
+
+test('-o and --report never replace a sample file given with --input', () => {
+  const dir = tempDir('sample-kept');
+  const sample = path.join(dir, 'x.f32');
+  writeFileSync(sample, new Float32Array(512));
+  for (const flags of [['--target', 'relL2=0.01', '-o', sample], ['--verify', '-o', sample],
+                       ['--target', 'relL2=0.01', '-o', path.join(dir, 'out.onnx'), '--report', sample]]) {
+    const p = run(silero, ...flags, '--input', `input=${sample}`);
+    assert.equal(p.status, 2, flags.join(' '));
+    assert.match(p.stderr, /the result would replace '.*x\.f32', a sample file given with --input; onnx-shrink never overwrites its input/);
+    assert.equal(readFileSync(sample).byteLength, 2048);
+    assert.equal(existsSync(path.join(dir, 'out.onnx')), false);
+  }
+});

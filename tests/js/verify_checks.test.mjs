@@ -41,6 +41,11 @@ test('suspicions: an output constant in the original (more than one value), or i
   const fine = compare([{ y: t(1, 2), z: t(3, 4) }, { y: t(1.01, 2), z: t(3, 4.1) }]);
   assert.deepEqual(fine.map((r) => [r.constant, r.identical]), [[false, false], [false, false]]);
   assert.deepEqual(suspicions(fine), []);
+  // NaN or infinity in the original: nothing can be measured against it, and the cosine is not 0.
+  const nan = compare([{ y: t(1, NaN) }, { y: t(1, 2) }]);
+  assert.deepEqual(nan.map((r) => [r.nonFinite, Number.isNaN(r.relL2), Number.isNaN(r.cosine)]), [[true, true, true]]);
+  assert.deepEqual(suspicions(nan), ["output 'y' holds NaN or infinity in the original model on these inputs: its errors cannot be measured against it " +
+                                     '(are the inputs the values the model takes?)']);
 });
 
 test('oneSidedOutputs: with a threshold, an output whose original values are all on one side of it', () => {
