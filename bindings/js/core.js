@@ -102,6 +102,8 @@ export function normaliseOptions(options = {}) {
     throw badOption("externalData: 'external' needs externalLocation, the data file's name that the model will refer to " +
                     "(e.g. 'model.onnx.data' beside 'model.onnx'; the CLI names it after its output)");
   }
+  // (The engine refuses int8's options in palette mode; palette's one would pass unread.)
+  if (out.mode !== 'palette' && options.levels !== undefined) throw badOption(`levels applies to palette mode, not ${out.mode} mode`);
   if (out.bits === 'auto') out.bits = 0;  // the engine takes 0 for auto
   // As the engine reads it: the bits (0 for auto) as one character's code, then the name.
   out.tensorBitsList = Object.entries(out.tensorBits).map(([name, bits]) => String.fromCharCode(bits === 'auto' ? 0 : bits) + name);

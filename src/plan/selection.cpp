@@ -267,7 +267,8 @@ class Selector {
   // Mod where the nodes go, whole bytes of them, and values well inside their type's range (so that
   // no code needs moving inward: saturation.h).
   std::string low_bits_reason(const TensorInfo& t, const Int8Layout& l, float largest, uint32_t bits) const {
-    if (options_.form != Form::Fold || l.seed) return "8 bits";
+    if (options_.form != Form::Fold) return "8 bits: DequantizeLinear takes 8-bit codes";
+    if (l.seed) return "8 bits";
     if (l.codebook) return "8 bits: a codebook's codes index its 256 levels";
     const CodeFormat* f = format_with_bits(bits > 8 ? bits : 9);
     if (t.elements % f->codes_per_low_byte() != 0) return "8 bits: its values do not fill whole bytes of low bits";

@@ -130,6 +130,11 @@ test('errors carry a code and a message that says what is wrong', async () => {
   await expectError(shrink(new Uint8Array([0x3c, 0x68, 0x74, 0x6d, 0x6c])), 'NOT_ONNX', /not an ONNX model/);
   await expectError(shrink(silero.subarray(0, silero.byteLength / 2)), 'TRUNCATED', /ends/);
   await expectError(shrink(silero, { levels: 'many' }), 'BAD_OPTION', /levels/);
+  await expectError(shrink(silero, { levels: 16 }), 'BAD_OPTION', /^levels applies to palette mode, not int8 mode$/);  // as the CLI says
+  // A tensor's bits above 8 in the DequantizeLinear form: 8, saying why.
+  const conv = 'If_0_else_branch__Inline_0__encoder.1.reparam_conv.weight';
+  const dq = (await inspect(silero, { form: 'dq', tensorBits: { [conv]: 10 } })).tensors.find((t) => t.name === conv);
+  assert.deepEqual([dq.bits, dq.reason], [8, '8 bits: DequantizeLinear takes 8-bit codes']);
   await expectError(shrink(silero, { bogus: 1 }), 'BAD_OPTION', /unknown option 'bogus'/);
   await expectError(shrink(silero, { externalData: 'external' }), 'BAD_OPTION', /externalData: 'external' needs externalLocation, the data file's name/);
   // Weights that are Constant nodes' values stay in their nodes: said, not silently inline.
@@ -476,4 +481,14 @@ test('openForRuntime: by default, onnxruntime-node gets a shrunk file under 16 M
   await assert.rejects(openForRuntime(node, Promise.reject(new Error('offline'))), (e) => e.code === 'IO' && /offline/.test(e.message));
   assert.deepEqual(await openForRuntime(web, model, { expand: false }), model);
   assert.notEqual(model.byteLength, plain.byteLength);
+});
+
+test("the browser entry has every name the types declare: Node's own ones say they are Node's", async () => {
+  const browser = await import('../../bindings/js/index.js');
+  const node = await import('../../bindings/js/index.node.js');
+  assert.deepEqual(Object.keys(browser).sort(), Object.keys(node).sort());
+  await assert.rejects(browser.shrink(new Uint8Array(8), { target: 'size=0.5' }), { code: 'BAD_OPTION', message: /^target mode runs in Node/ });
+  await assert.rejects(browser.shrinkToTarget(new Uint8Array(8), { target: 'size=0.5' }), { code: 'BAD_OPTION', message: /^target mode runs in Node/ });
+  assert.throws(() => browser.fileSource('m.onnx'), { code: 'BAD_OPTION', message: /^fileSource\('m\.onnx'\) reads a file in Node; in a browser pass the bytes/ });
+  assert.throws(() => browser.objectiveSize(new Uint8Array(8), 'brotli'), { code: 'BAD_OPTION', message: /CompressionStream/ });
 });
