@@ -69,9 +69,13 @@ export function normaliseOptions(options = {}) {
     }
     const option = Object.hasOwn(OPTION, key) ? OPTION[key] : null;
     if (!option) throw badOption(`unknown option '${key}'`);
-    if (option.numbers) {  // bits: a word or a number (the engine checks which)
+    if (option.numbers) {  // bits: a word or one of its numbers
       if (!option.words.includes(value) && !Number.isInteger(value)) {
         throw badOption(`option '${key}' should be ${quoted(option.words)} or a number, not ${JSON.stringify(value)}`);
+      }
+      if (!option.words.includes(value) && !option.numbers.includes(value)) {
+        const all = [...option.words, ...option.numbers];
+        throw badOption(`${key} must be ${all.slice(0, -1).join(', ')} or ${all.at(-1)} (got ${value})`);  // (as the engine says it)
       }
       out[key] = value;
       continue;
@@ -85,6 +89,13 @@ export function normaliseOptions(options = {}) {
     }
     const most = option.uint32 ? 0xffffffff : Number.MAX_SAFE_INTEGER;
     if (expected === 'number' && value > most) throw badOption(`option '${key}' should be at most ${most}, not ${value}`);
+    // The table's range of levels and block (0 too, for per-channel scales), as the engine says it.
+    if (key === 'block' && value && (value < option.min || value > option.max || (value & (value - 1)))) {
+      throw badOption(`${key} must be a power of two from ${option.min} to ${option.max}, or 0 for per-channel scales (got ${value})`);
+    }
+    if (key === 'levels' && (value < option.min || value > option.max)) {
+      throw badOption(`${key} must be between ${option.min} and ${option.max} (got ${value})`);
+    }
     if (expected === 'array' && !value.every((v) => typeof v === 'string')) {
       throw badOption(`option '${key}' should list names (strings)`);
     }
@@ -102,8 +113,10 @@ export function normaliseOptions(options = {}) {
     throw badOption("externalData: 'external' needs externalLocation, the data file's name that the model will refer to " +
                     "(e.g. 'model.onnx.data' beside 'model.onnx'; the CLI names it after its output)");
   }
-  // (The engine refuses int8's options in palette mode; palette's one would pass unread.)
+  // (The engine refuses int8's options in palette mode, and says why; palette's one would pass
+  // unread. A block is refused here too, so that a build plugin's options fail where it is made.)
   if (out.mode !== 'palette' && options.levels !== undefined) throw badOption(`levels applies to palette mode, not ${out.mode} mode`);
+  if (out.mode === 'palette' && out.block) throw badOption('block applies to int8 mode, not palette mode');
   if (out.bits === 'auto') out.bits = 0;  // the engine takes 0 for auto
   // As the engine reads it: the bits (0 for auto) as one character's code, then the name.
   out.tensorBitsList = Object.entries(out.tensorBits).map(([name, bits]) => String.fromCharCode(bits === 'auto' ? 0 : bits) + name);

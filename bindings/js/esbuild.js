@@ -12,6 +12,7 @@ export { createOnnxTransform };
 
 export default function onnxShrink(options = {}) {
   const { include = /\.onnx$/i, ...rest } = options;
+  createOnnxTransform({ ...rest, include });  // its options checked here: a typo fails where the plugin is made
   return {
     name: 'onnx-shrink',
     setup(build) {

@@ -81,10 +81,15 @@ test('esbuild with write: false: the compressed copies are output files beside t
   assert.ok(gunzipSync(file('.gz')).equals(Buffer.from(model.contents)));
 });
 
-test('every plugin checks its options when it is set up (webpack\'s when it is made), and says which files keys matched no model', () => {
-  const setUp = [(o) => onnxShrink(o), (o) => new OnnxShrinkPlugin(o),
-                 (o) => onnxShrinkEsbuild(o).setup({ initialOptions: {}, onLoad() {}, onEnd() {} })];
+test('every plugin checks its options when it is made, before the build, and says which files keys matched no model', () => {
+  const setUp = [(o) => onnxShrink(o), (o) => new OnnxShrinkPlugin(o), (o) => onnxShrinkEsbuild(o)];
   for (const make of setUp) {
+    // Values out of the options' ranges, and an int8 option in palette mode (found by a review: they failed mid-build).
+    assert.throws(() => make({ bits: 11 }), { code: 'BAD_OPTION', message: 'bits must be auto, 2, 3, 4, 5, 6, 7, 8, 9, 10, 12 or 16 (got 11)' });
+    assert.throws(() => make({ mode: 'palette', levels: 1 }), { code: 'BAD_OPTION', message: 'levels must be between 2 and 65536 (got 1)' });
+    assert.throws(() => make({ block: 48 }), { code: 'BAD_OPTION', message: /^block must be a power of two from 16 to 4096/ });
+    assert.throws(() => make({ files: { 'a.onnx': { mode: 'palette', block: 64 } } }),
+                  { code: 'BAD_OPTION', message: "files['a.onnx']: block applies to int8 mode, not palette mode" });
     assert.throws(() => make({ blok: 64 }), { code: 'BAD_OPTION', message: "unknown option 'blok'" });
     assert.throws(() => make({ files: { 'a.onnx': { mode: 'int4' } } }), { code: 'BAD_OPTION', message: /^files\['a\.onnx'\]: mode must be 'int8' or 'palette'/ });
     assert.throws(() => make({ onModelData() {} }), { code: 'BAD_OPTION', message: /^onModelData: not a build plugin's option/ });
