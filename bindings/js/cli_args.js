@@ -128,6 +128,9 @@ const didYouMean = (given, candidates) => {
   return near === undefined ? '' : `; did you mean ${near}?`;
 };
 
+// The flags given once per input (or output) name.
+const BY_NAME = new Set(['--input', '--shape', '--value', '--feed-back']);
+
 // --target's value, checked: KIND=N (target.js's parseTarget) or default. A number out of range is
 // named with its kind; a slip of the kind is pointed out, with the number given.
 function targetValue(v) {
@@ -222,13 +225,21 @@ export function parse(argv) {
   };
   // --flag=value is --flag value (a flag that takes no value refuses one below).
   argv = argv.flatMap((arg) => (/^--[a-z-]+=/.test(arg) ? [arg.slice(0, arg.indexOf('=')), { given: arg.slice(arg.indexOf('=') + 1) }] : [arg]));
+  const given = new Map();  // each flag's value (the samples' flags: by input name)
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     if (typeof arg === 'object') throw new UsageError(`${argv[i - 1]} takes no value (got ${argv[i - 1]}=${arg.given})`);
     const value = () => {
       if (i + 1 >= argv.length) throw new UsageError(`${arg} needs a value`);
       const next = argv[++i];
-      return typeof next === 'object' ? next.given : next;
+      const v = typeof next === 'object' ? next.given : next;
+      // A flag given twice would keep the last without a word (the samples' flags: once per name).
+      const key = BY_NAME.has(arg) ? `${arg} ${v.split('=')[0]}` : arg === '--output' ? '-o' : arg;
+      if (given.has(key) && given.get(key) !== v) {
+        throw new UsageError(`${BY_NAME.has(arg) ? `${arg} ${v.split('=')[0]}=` : arg} is given twice ('${given.get(key)}', then '${v}'): give it once`);
+      }
+      given.set(key, v);
+      return v;
     };
     switch (arg) {
       case '-h': case '--help': process.stdout.write(USAGE); process.exit(0); break;

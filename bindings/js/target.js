@@ -70,9 +70,12 @@ export function parseTarget(text) {
       throw new Error(`size=${value}: give bytes (e.g. 1200000, 1.2MB) or a fraction of the original between 0 and 1 (e.g. 0.25)`);
     }
     if (!unit && n < 1) return { kind, fraction: n };
-    return { kind, bytes: Math.round(n * { B: 1, kB: 1e3, MB: 1e6, GB: 1e9 }[unit ?? 'B']) };
+    const bytes = Math.round(n * { B: 1, kB: 1e3, MB: 1e6, GB: 1e9 }[unit ?? 'B']);
+    if (bytes < 1) throw new Error(`size=${value}: that is under one byte`);
+    return { kind, bytes };
   }
-  const n = Number(value);
+  // A plain decimal number (not '', ' ', 0x10 or Infinity, which Number() also takes).
+  const n = /^\d+(?:\.\d*)?(?:e[-+]?\d+)?$|^\.\d+(?:e[-+]?\d+)?$/i.test(value) ? Number(value) : NaN;
   if (!(n >= 0) || (kind === 'agree' && n > 1)) throw new Error(`${kind}=${value}: give a number${kind === 'agree' ? ' from 0 to 1' : ' of 0 or more'}`);
   return { kind, value: n };
 }

@@ -170,6 +170,9 @@ test('a bad option: the error and one line pointing at --help, with the nearest 
     [['--mode', 'palette', '--block', '64'], '--block applies to int8 mode, not palette mode'],
     [['--scheme', 'auto,chanel'], "--scheme takes auto, channel, tensor, kmeans or uniform, not 'chanel'; did you mean channel?"],
     [['--verify', '--value', 'x=1.2.3'], "--value takes NAME=NUMBER, e.g. sr=16000, not 'x=1.2.3'"],
+    // A flag given twice kept the last without a word; the samples' flags are once per name.
+    [['--target', 'relL2=0.01', '--target=size=0.5'], "--target is given twice ('relL2=0.01', then 'size=0.5'): give it once"],
+    [['--verify', '--input', 'x=a.f32', '--input', 'x=b.f32'], "--input x= is given twice ('x=a.f32', then 'x=b.f32'): give it once"],
   ]) {
     const p = run('m.onnx', ...args);
     assert.equal(p.status, 2, args.join(' '));

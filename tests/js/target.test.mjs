@@ -39,6 +39,10 @@ test('targets and decisions are parsed, and bad ones named', () => {
   assert.throws(() => parseTarget('size=0'), /size=0: give bytes/);
   assert.throws(() => parseTarget('agree=2'), /from 0 to 1/);
   assert.throws(() => parseTarget('accuracy=1'), /a target is relL2=N/);
+  // Only plain decimal numbers (Number() takes '', hex and Infinity too).
+  for (const value of [' ', '0x10', 'Infinity', '1,5']) assert.throws(() => parseTarget(`relL2=${value}`), /give a number of 0 or more/, value);
+  assert.deepEqual(parseTarget('relL2=.5e-2'), { kind: 'relL2', value: 0.005 });
+  assert.throws(() => parseTarget('size=0.4B'), /size=0\.4B: that is under one byte/);
   assert.deepEqual(parseDecision('threshold:0.3'), { threshold: 0.3 });
   assert.deepEqual(parseDecision('argmax'), { argmax: true });
   assert.throws(() => parseDecision('max'), /argmax or threshold:N/);
