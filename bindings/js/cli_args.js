@@ -181,7 +181,7 @@ function checkTargetFlags(a) {
                          'or --decision threshold:N (the side of N each value is on)');
   }
   const describing = [['--value', Object.keys(a.values).length], ['--shape', Object.keys(a.shapes).length], ['--feed-back', Object.keys(a.feedBack).length],
-                      ['--dim', a.dimGiven]].filter(([, given]) => given).map(([flag]) => flag);
+                      ['--dim', a.dimGiven], ['--decision', a.decision !== undefined]].filter(([, given]) => given).map(([flag]) => flag);
   if (describing.length && !Object.keys(a.inputFiles).length && !MEASURED_KINDS.includes(kind)) {
     throw new UsageError(`${describing.join(', ')} describe${describing.length === 1 ? 's' : ''} the samples of --input, and there are none: ` +
                          `--target ${a.target} then works by estimates (add --input NAME=FILE to measure)`);

@@ -232,6 +232,7 @@ export function externalResolver(modelPath, opened, paths) {
     }
     const p = path.join(dir, location);
     if (!existsSync(p)) return undefined;
+    if (!statSync(p).isFile()) throw new OnnxShrinkError(`external data '${location}' is not a file: '${p}' is a folder or a device`, 'EXTERNAL_DATA_INVALID');
     const source = fileSource(p);
     opened.push(source);
     paths.push(p);

@@ -173,6 +173,9 @@ export function sampleCount(inputs) {
       throw new Error(`input '${name}' of shape [${shape.join(', ')}] and type ${dtype} takes ${each} bytes per sample, ` +
                       `the data given has ${bytes.byteLength} bytes` + (each && bytes.byteLength > each ? ', not a whole number of samples' : ''));
     }
+    // A bool is one byte, 0 or 1 (onnxruntime reads 7 and 255 as false).
+    const at = dtype === 'bool' ? bytes.findIndex((b) => b > 1) : -1;
+    if (at >= 0) throw new Error(`input '${name}' is bool: each of its bytes must be 0 or 1, but byte ${at} of the data given is ${bytes[at]}`);
     if (count !== null && n !== count) {
       throw new Error(`the data for '${first}' holds ${count} samples, the data for '${name}' ${n}: give every input as many`);
     }

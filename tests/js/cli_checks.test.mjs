@@ -171,6 +171,7 @@ test('a bad option: the error and one line pointing at --help, with the nearest 
     [['--scheme', 'auto,chanel'], "--scheme takes auto, channel, tensor, kmeans or uniform, not 'chanel'; did you mean channel?"],
     [['--verify', '--value', 'x=1.2.3'], "--value takes NAME=NUMBER, e.g. sr=16000, not 'x=1.2.3'"],
     // A flag given twice kept the last without a word; the samples' flags are once per name.
+    [['--target', 'size=0.5', '--decision', 'argmax'], '--decision describes the samples of --input, and there are none: --target size=0.5 then works by estimates (add --input NAME=FILE to measure)'],
     [['--target', 'relL2=0.01', '--target=size=0.5'], "--target is given twice ('relL2=0.01', then 'size=0.5'): give it once"],
     [['--verify', '--input', 'x=a.f32', '--input', 'x=b.f32'], "--input x= is given twice ('x=a.f32', then 'x=b.f32'): give it once"],
   ]) {
@@ -264,4 +265,17 @@ test('the table: brotli sizes at the quality its header states, and how many tim
   const expanded = spawnSync(process.execPath, [cli, 'silero.shrunk.onnx', '--expand'], { cwd: dir, encoding: 'utf8' });
   assert.equal(expanded.status, 0, expanded.stderr);
   assert.match(expanded.stdout, /silero\.shrunk\.expanded\.onnx +[\d.]+ kB +2\.3 MB .* 2\.8× larger\n/);
+});
+
+test('an external data name that is a folder beside the model: named as such (it was read as a file of 4096 bytes)', () => {
+  const dir = tempDir('data-folder');
+  const entry = (key, value) => field(13, [...str(1, key), ...str(2, value)]);
+  const w = [...number(1, 64), ...number(1, 512), ...number(2, 1), ...str(8, 'w'), ...entry('location', 'w.bin'), ...number(14, 1)];
+  writeFileSync(path.join(dir, 'm.onnx'), Uint8Array.from([...number(1, 8), ...field(8, number(2, 13)), ...field(7, [
+    ...field(1, node('MatMul', ['x', 'w'], ['y'])), ...str(2, 'g'), ...field(5, w), ...field(11, valueInfo('x', [1, 64])), ...field(12, valueInfo('y', [1, 512]))])]));
+  mkdirSync(path.join(dir, 'w.bin'));
+  const p = run(path.join(dir, 'm.onnx'), '-o', path.join(dir, 'out.onnx'));
+  assert.equal(p.status, 2);
+  assert.match(p.stderr, /external data 'w\.bin' is not a file: '.*w\.bin' is a folder or a device/);
+  assert.equal(existsSync(path.join(dir, 'out.onnx')), false);
 });

@@ -78,3 +78,10 @@ test("OutputComparison: a streaming model's state (stateOutputs) is compared as 
   assert.equal('agreement' in state || 'oneDecision' in state, false);
   assert.ok(Math.abs(state.maxAbs - 0.2) < 1e-6);
 });
+
+test('sampleCount: a bool input\'s bytes are 0 or 1 (onnxruntime reads 7 as false)', async () => {
+  const { sampleCount } = await import('../../bindings/js/verify.js');
+  const mask = (bytes) => [{ name: 'mask', dtype: 'bool', shape: [1, 4], bytes: Uint8Array.from(bytes) }];
+  assert.equal(sampleCount(mask([0, 1, 1, 0, 1, 1, 1, 1])), 2);
+  assert.throws(() => sampleCount(mask([0, 1, 7, 0])), /^Error: input 'mask' is bool: each of its bytes must be 0 or 1, but byte 2 of the data given is 7$/);
+});
