@@ -66,6 +66,7 @@ before(() => {
   tarball = path.join(dir, packed[0].filename);
   const files = packed[0].files.map((f) => f.path);
   assert.ok(files.includes('dist/onnx-shrink.wasm') && files.includes('bindings/js/index.d.ts'), files.join(' '));
+  assert.ok(files.includes('BENCHMARKS.md'), 'the README\'s numbers cite it');
   assert.ok(!files.some((f) => f.startsWith('src/') || f.startsWith('tests/')), 'the tarball holds only what users need');
   app = path.join(dir, 'app');
   mkdirSync(app);
