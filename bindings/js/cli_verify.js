@@ -14,7 +14,8 @@ export async function loadOnnxRuntime() {
     return (await import('onnxruntime-node')).default;
   } catch (e) {
     if (e?.code === 'ERR_MODULE_NOT_FOUND' && /'onnxruntime-node'/.test(e.message)) {
-      throw new OnnxShrinkError('--verify needs onnxruntime-node, which is not installed here: npm install onnxruntime-node', 'BAD_OPTION');
+      throw new OnnxShrinkError('--verify needs onnxruntime-node, which is not installed here: npm install onnxruntime-node ' +
+                                '(offline, or where its install script cannot download: npm install --ignore-scripts onnxruntime-node)', 'BAD_OPTION');
     }
     throw new OnnxShrinkError(`--verify: onnxruntime-node does not load: ${e?.message ?? e}`, 'BAD_OPTION');
   }

@@ -103,7 +103,8 @@ export function normaliseOptions(options = {}) {
       const bits = OPTION.bits;
       for (const [name, v] of Object.entries(value)) {
         if (!bits.words.includes(v) && !bits.numbers.includes(v)) {
-          throw badOption(`tensorBits for '${name}': bits must be ${quoted([...bits.words, ...bits.numbers.map(String)])}, not ${JSON.stringify(v)}`);
+          const all = [...bits.words, ...bits.numbers];
+          throw badOption(`tensorBits for '${name}': bits must be ${all.slice(0, -1).join(', ')} or ${all.at(-1)}, not ${JSON.stringify(v)}`);
         }
       }
     }

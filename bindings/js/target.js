@@ -58,7 +58,7 @@ export const oneOf = (items) => (items.length > 1 ? `${items.slice(0, -1).join('
 // original such as 'size=0.25') -> { kind, value } (size: `bytes`, or `fraction`).
 export function parseTarget(text) {
   const m = new RegExp(`^(${TARGET_KINDS.join('|')})=(.+)$`).exec(String(text ?? ''));
-  if (!m) throw new Error(`a target is ${oneOf(Object.values(TARGET_FORMS))}, not '${text}'`);
+  if (!m) throw new Error(`a target is ${oneOf([...Object.values(TARGET_FORMS), 'default (the default file\'s error)'])}, not '${text}'`);
   const [, kind, value] = m;
   if (kind === 'size') {
     const s = /^(\d+(?:\.\d+)?(?:e\d+)?)\s*(B|kB|KB|MB|GB)?$/i.exec(value);
@@ -672,7 +672,7 @@ async function searchPath(model, { engine, options = {}, target, objective = 'br
                      aim: MEASURED_KINDS.includes(target.kind) ? calibrationAim(target, overfit) : null, objective, goal: aim, points };
   // (Raw, codes of fewer than 8 bits still take a byte a value: the path's smallest raw file is at 8.)
   const smallest = objective === 'raw' ? 'the smallest raw file (every tensor at 8 bits or fewer: a byte a value)' : 'even every tensor at 2 bits';
-  const missed = bySize ? `${smallest} is larger than ${goal.toLocaleString('en')} bytes` : `even every tensor at ${depthsFor(options).at(-1)} bits misses the target`;
+  const missed = bySize ? `${smallest} is larger than ${goal.toLocaleString('en')} byte${goal === 1 ? '' : 's'}` : `even every tensor at ${depthsFor(options).at(-1)} bits misses the target`;
   // Only an error target measured on samples goes past the path's top (a size or 'default' is met
   // on the path, or by no file).
   const pastTop = measure && MEASURED_KINDS.includes(target.kind);

@@ -151,9 +151,9 @@ test('errors carry a code and a message that says what is wrong', async () => {
   await expectError(shrink(silero, { mode: 'palette', excludeNodes: ['nothing'] }), 'BAD_OPTION', /exclude nodes: the model has no node named 'nothing'/);
   assert.ok((await shrink(silero, { excludeOps: ['NoSuchOp'] })).report.tensors.some((t) => t.changed));
   await expectError(shrink(silero, { tensorBits: { 'If_0_then_branch__Inline_0__decoder.rnn.weight_hh': 11 } }), 'BAD_OPTION',
-                    /tensorBits for 'If_0_then_branch__Inline_0__decoder\.rnn\.weight_hh': bits must be 'auto', '2', '3', '4', '5', '6', '7', '8', '9', '10', '12' or '16', not 11/);
+                    /tensorBits for 'If_0_then_branch__Inline_0__decoder\.rnn\.weight_hh': bits must be auto, 2, 3, 4, 5, 6, 7, 8, 9, 10, 12 or 16, not 11/);
   await expectError(shrink(silero, { mode: 'palette', tensorBits: { nothing: 4 } }), 'BAD_OPTION', /tensor bits apply to int8 mode; palette mode takes levels/);
-  await expectError(shrink(silero, { tensorBits: { nothing: 'four' } }), 'BAD_OPTION', /tensorBits for 'nothing': bits must be 'auto', '2', .* or '16', not "four"/);
+  await expectError(shrink(silero, { tensorBits: { nothing: 'four' } }), 'BAD_OPTION', /tensorBits for 'nothing': bits must be auto, 2, .* or 16, not "four"/);
   await expectError(shrink(silero, { bits: 'many' }), 'BAD_OPTION', /option 'bits' should be 'auto' or a number/);
   await expectError(shrink(silero, { bits: 10, form: 'dq' }), 'BAD_OPTION', /bits above 8 need the fold form/);
   await expectError(shrink(silero, { bits: 9, scheme: 'tensor' }), 'BAD_OPTION', /original tool's 8-bit formula/);
