@@ -54,8 +54,15 @@ export default function onnxShrink(options = {}) {
       emitted.set(file, (async () => {
         if (inPublicDir(file) || !isFile(file)) return null;
         const bytes = await readFile(file);
-        if (!noInline && inlined(file, bytes)) return null;
         const name = path.relative(config.root, file).split(path.sep).join('/');
+        if (!noInline && inlined(file, bytes)) {
+          // (leftAlone also counts the model as matched by its files key, if it has one.)
+          if (!transform.leftAlone(name) && bytes.byteLength >= 65536) {
+            logger?.warn(`onnx-shrink: ${name} (${bytes.byteLength} bytes) is under build.assetsInlineLimit: Vite puts it into the code ` +
+                         "as a data URL, unshrunk. Import it with '?url&no-inline' to have it shrunk, or lower assetsInlineLimit");
+          }
+          return null;
+        }
         let hasData = false;
         const siblings = {
           read: () => void (hasData = true),

@@ -114,6 +114,22 @@ test("Vite's library mode, which inlines models unshrunk, is said when the build
   assert.ok(warnings.some((w) => w.startsWith('onnx-shrink: library mode inlines the models a module refers to as data URLs, unshrunk')), warnings.join('\n'));
 });
 
+test('a model under build.assetsInlineLimit, which Vite inlines unshrunk, is said; its files key counts as matched', async () => {
+  const { build, createLogger } = await import('vite');
+  const dir = tempDir('vite-inline');
+  mkdirSync(path.join(dir, 'src'));
+  writeFileSync(path.join(dir, 'src', 'm.onnx'), silero);
+  writeFileSync(path.join(dir, 'index.html'), '<script type="module" src="/src/main.js"></script>');
+  writeFileSync(path.join(dir, 'src', 'main.js'), "console.log(new URL('./m.onnx', import.meta.url).href);");
+  const warnings = [];
+  const logger = { ...createLogger('silent'), warn: (m) => warnings.push(m) };
+  await build({ root: dir, customLogger: logger, logLevel: 'warn', configFile: false,
+                build: { assetsInlineLimit: 1e8, outDir: 'dist' }, plugins: [onnxShrink({ files: { 'src/m.onnx': { mode: 'palette' } } })] });
+  assert.ok(warnings.some((w) => /^onnx-shrink: src\/m\.onnx \(2327524 bytes\) is under build\.assetsInlineLimit: Vite puts it into the code as a data URL, unshrunk/.test(w)),
+            warnings.join('\n'));
+  assert.ok(!warnings.some((w) => /matched no model/.test(w)), warnings.join('\n'));
+});
+
 test('esbuild rebuilds: a changed model gets a new name, and the compressed copies of the old one go', async () => {
   const dir = tempDir('esbuild-rebuild');
   writeFileSync(path.join(dir, 'vad.onnx'), silero);
