@@ -138,7 +138,7 @@ async function processOne(model, a, many, rows, reports, readFiles) {
       // Outputs that say nothing (constant, or identical in both models): a warning, and with a
       // tolerance gate a failed one (exit 3), as a gate that cannot see the weights proves nothing.
       // Outputs all on one side of --threshold: a warning only (their errors still tell).
-      const doubts = suspicions(row.verify), oneSided = a.threshold === undefined ? [] : oneSidedOutputs(row.verify, a.threshold);
+      const doubts = suspicions(row.verify, { unchanged: kept.report.unchanged }), oneSided = a.threshold === undefined ? [] : oneSidedOutputs(row.verify, a.threshold);
       if (doubts.length || oneSided.length) entry.suspicions = row.suspicions = [...doubts, ...oneSided];
       if (oneSided.length) warn(a, `${shownInput}: ${oneSided.join(';\n  ')}`);
       if (doubts.length) {

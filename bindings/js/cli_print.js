@@ -81,8 +81,10 @@ export function printTable(rows, a) {
     const guessedShapes = r.guessed.list.length ? `; GUESSED SHAPES ${r.report.model.inputs
       .filter((i) => r.guessed.list.some((g) => g.input === i.name))
       .map((i) => `${i.name}=${declaredShape(i.shape, a.dim).shape.join('x')}`).join(' ')}` : '';
-    const given = (files.length ? `inputs from files: ${files.join(', ')}${random ? '; others seeded random' : ''}` : 'seeded random inputs') +
-                  `; ${samples}${fed}${guessedShapes}`;
+    const values = Object.keys(a.values);
+    const fixed = values.length ? `${files.length ? '; ' : ''}fixed values: ${values.join(', ')}` : '';
+    const given = (files.length || values.length ? `${files.length ? `inputs from files: ${files.join(', ')}` : ''}${fixed}${random ? '; others seeded random' : ''}`
+                                                  : 'seeded random inputs') + `; ${samples}${fed}${guessedShapes}`;
     if (r.candidates) {
       say(`schemes for ${shown(r.output)} (onnxruntime-node, ${given}):`);
       for (const c of r.candidates) {

@@ -59,7 +59,8 @@ export function guessedDimensions(inputs: ReadonlyArray<{ name: string; shape?: 
  * What makes a check's numbers say little: one sentence per output that held NaN or infinity or
  * was constant in the original, or identical in both models on every sample (empty when none).
  */
-export function suspicions(results: ReadonlyArray<Pick<OutputError, 'name' | 'constant' | 'identical'> & { nonFinite?: boolean }>): string[];
+export function suspicions(results: ReadonlyArray<Pick<OutputError, 'name' | 'constant' | 'identical'> & { nonFinite?: boolean }>,
+                           options?: { unchanged?: boolean }): string[];
 
 /**
  * With a threshold: one sentence per output whose values in the original were all on one side of

@@ -44,12 +44,15 @@ export function guessedDimensions(inputs, given = []) {
 // constant in the original (its values, more than one, all the same on every sample), or identical in both models on
 // every sample (a check on guessed 1x1 inputs can leave the weights out of it entirely). One
 // sentence per output, or none.
-export function suspicions(results) {
+export function suspicions(results, { unchanged = false } = {}) {
   const out = [];
   for (const r of results) {
     if (r.nonFinite) out.push(`output '${r.name}' holds NaN or infinity in the original model on these inputs: its errors cannot be measured against it (are the inputs the values the model takes?)`);
     else if (r.constant) out.push(`output '${r.name}' has the same value everywhere in the original model: the check says nothing about it`);
-    else if (r.identical) out.push(`output '${r.name}' is identical in both models on every sample: the inputs may not exercise the changed weights`);
+    else if (r.identical) {
+      out.push(`output '${r.name}' is identical in both models on every sample: ${unchanged ? 'nothing was shrunk, so the check compared the model with itself'
+                                                                                            : 'the inputs may not exercise the changed weights'}`);
+    }
   }
   return out;
 }

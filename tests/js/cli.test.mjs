@@ -408,7 +408,7 @@ test('--verify --input: real input data from files, checked against the declared
   const args = [input, '--verify', '--shape', 'input=1x512', '--shape', 'state=2x1x128', '--value', 'sr=16000'];
   const real = run(...args, '--input', `input=${path.join(dir, 'chunk.f32')}`, '--input', `state=${path.join(dir, 'state.f32')}`);
   assert.equal(real.status, 0, real.stderr);
-  assert.match(real.stdout, /inputs from files: input, state; 1 sample\)/);
+  assert.match(real.stdout, /inputs from files: input, state; fixed values: sr; 1 sample\)/);
   const relL2 = (out) => Number(/output: .*rel\. L2 ([\d.e+-]+)/.exec(out)[1]);
   const randomRun = run(...args);
   assert.equal(randomRun.status, 0, randomRun.stderr);
