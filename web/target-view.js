@@ -218,7 +218,7 @@ function probeText(v) {
   const each = v.probe === 'each' ? 'Which tensors matter was measured by rounding one tensor at a time.' : '';
   const c = v.points[v.chosen];
   const twice = v.scheme ? `It searched with ${searchedPhrase(v.points)}; the chosen file has ${codesPhrase(c)}.` : '';
-  return [each, correctionText(v.biasCorrection, (x) => x.toPrecision(3)), roundingText(v.rounding ?? v.searchRounding, (x) => x.toPrecision(3)), twice].filter(Boolean).join(' ');
+  return [each, correctionText(v.biasCorrection, (x) => x.toPrecision(3)), roundingText(v.rounding ?? v.searchRounding, (x) => x.toPrecision(3), v.kind === 'size'), twice].filter(Boolean).join(' ');
 }
 
 // When the chosen point misses the target on the samples held back: said, as a warning.

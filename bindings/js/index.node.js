@@ -232,7 +232,13 @@ async function searchFor(input, options, stopper) {
     result.target.heldOutMet = result.target.met && held && MEASURED_KINDS.includes(result.target.goal.kind) ? meets(result.target.goal, held) : null;
     // The engine's summary is of the last file built; say what the search gives instead.
     if (!result.target.met) result.report.summary = `Target ${target} not met: ${result.target.why}. The model returned is the closest file tried; the CLI writes nothing.`;
-    else if (result.target.chosen.beyond === 'the model left alone') result.report.summary = `Target ${target}: only the model left alone meets it; no tensor is shrunk.`;
+    else if (result.target.chosen.beyond === 'the model left alone') {
+      result.report.summary = `Target ${target}: only the model left alone meets it; no tensor is shrunk.`;
+      // (That file excludes every tensor by name: said as what it is, except for the user's own.)
+      for (const t of result.report.tensors) {
+        if (t.reason === 'excluded by name' && !rest.exclude?.includes(t.name)) t.reason = 'left alone: only the model as it was meets the target';
+      }
+    }
     if (onReport) call(onReport, result.report);
     return result;
   } catch (e) {

@@ -59,15 +59,16 @@ export function correctionText(c, error) {
 
 /**
  * A sentence on the rounding with the inputs in view (target.js, gptq.js), or '' when it was not
- * tried. `error(x)`: how an error is written.
+ * tried. `error(x)`: how an error is written; `bySize`: a size target, which has no error to tighten.
  */
-export function roundingText(r, error) {
+export function roundingText(r, error, bySize = false) {
   if (!r) return '';
   if (!r.measured) return 'Per-channel codes were rounded to the nearest code: rounding with the inputs in view needs two or more calibration samples, to check it on samples it did not see.';
   const how = `every tensor at ${r.measured.bits} bits, each half of the calibration samples rounding for the other half: ` +
               `the target's measure ${error(r.measured.without)} nearest, ${error(r.measured.with)} with the inputs in view`;
-  return r.kept ? `Per-channel codes of ${r.layers} layers rounded with the samples' inputs in view (GPTQ, damped by ${r.measured.damping}; ${how}); ` +
-                  (r.overfit.toFixed(2) === '1.00' ? 'it fits the calibration samples no closer than others, so they are held to the target itself.'
+  return r.kept ? `Per-channel codes of ${r.layers} layers rounded with the samples' inputs in view (GPTQ, damped by ${r.measured.damping}; ${how})` +
+                  (bySize ? '.' : '; ') +
+                  (bySize ? '' : r.overfit.toFixed(2) === '1.00' ? 'it fits the calibration samples no closer than others, so they are held to the target itself.'
                                                    : `the calibration samples are held to a target ${r.overfit.toFixed(2)}× tighter, as the rounding fits them.`)
                 : `Per-channel codes were rounded to the nearest code: rounding with the inputs in view did not hold on samples it did not see (${how}).`;
 }
@@ -111,7 +112,8 @@ export function evidenceLines(target, { text, decision, name, formatBytes }) {
   // (With several searches, each checks the correction for itself: this is the chosen file's.)
   if (moved) lines.push(schemes ? `In the ${target.met ? 'chosen' : 'closest'} file's search: ${moved}` : moved);
   // The rounding of the per-channel search, whichever search the chosen file comes from.
-  const rounded = roundingText(target.rounding ?? target.searches?.['channel+gptq']?.rounding ?? target.searches?.channel?.rounding, error);
+  const rounded = roundingText(target.rounding ?? target.searches?.['channel+gptq']?.rounding ?? target.searches?.channel?.rounding, error,
+                               target.goal?.kind === 'size');
   if (rounded) lines.push(rounded);
   if (schemes) {
     lines.push(`Searched with ${searchedPhrase(points)}; the ${target.met ? 'chosen' : 'closest'} file has ${codesPhrase(chosen)}.`);

@@ -193,6 +193,9 @@ test('an error target that every tensor at 10 bits misses: the smallest file pas
   assert.equal(exact.target.chosen.beyond, 'the model left alone');
   assert.equal(exact.target.chosen.measured.relL2, 0);
   assert.ok(exact.report.tensors.every((x) => !x.changed), 'no tensor changed');
+  // Said as what it is (that file excludes every tensor by name, which the user did not ask for).
+  assert.ok(exact.report.tensors.every((x) => x.reason === 'left alone: only the model as it was meets the target'),
+            exact.report.tensors.map((x) => x.reason).join(', '));
 });
 
 test('with form dq (DequantizeLinear: 8-bit codes), the path stops at 8 bits and past it come the small tensors kept, then the model left alone', async () => {
