@@ -233,10 +233,12 @@ export function parse(argv) {
       if (i + 1 >= argv.length) throw new UsageError(`${arg} needs a value`);
       const next = argv[++i];
       const v = typeof next === 'object' ? next.given : next;
-      // A flag given twice would keep the last without a word (the samples' flags: once per name).
-      const key = BY_NAME.has(arg) ? `${arg} ${v.split('=')[0]}` : arg === '--output' ? '-o' : arg;
+      // A flag given twice would keep the last without a word (the samples' flags: once per input
+      // name, which --feed-back OUTPUT=INPUT names last).
+      const name = arg === '--feed-back' ? `=${v.split('=').slice(1).join('=')}` : `${v.split('=')[0]}=`;
+      const key = BY_NAME.has(arg) ? `${arg} ${name}` : arg === '--output' ? '-o' : arg;
       if (given.has(key) && given.get(key) !== v) {
-        throw new UsageError(`${BY_NAME.has(arg) ? `${arg} ${v.split('=')[0]}=` : arg} is given twice ('${given.get(key)}', then '${v}'): give it once`);
+        throw new UsageError(`${key} is given twice ('${given.get(key)}', then '${v}'): give it once`);
       }
       given.set(key, v);
       return v;

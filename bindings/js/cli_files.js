@@ -226,7 +226,9 @@ function copyToStream(file, target) {
 // External data files are looked up beside the model; locations may not leave its folder.
 export function externalResolver(modelPath, opened, paths) {
   const dir = path.dirname(modelPath);
+  const sources = new Map();  // one open file per location, however often the engine asks (target mode: every point)
   return (location) => {
+    if (sources.has(location)) return sources.get(location);
     if (path.isAbsolute(location) || location.split(/[\\/]/).includes('..')) {
       throw new OnnxShrinkError(`external data location '${location}' leaves the model's folder`, 'EXTERNAL_DATA_INVALID');
     }
@@ -236,6 +238,7 @@ export function externalResolver(modelPath, opened, paths) {
     const source = fileSource(p);
     opened.push(source);
     paths.push(p);
+    sources.set(location, source);
     return source;
   };
 }

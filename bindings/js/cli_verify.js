@@ -188,7 +188,9 @@ function verifyInputs(inputs, unknown, shapes, values, files) {
       }
     }
     const given = shapes[input.name];
+    // (--value keeps a whole number past 2^53 as a bigint, for a 64-bit integer input alone.)
+    const value = typeof values[input.name] === 'bigint' && !/int64$/.test(input.dtype) ? Number(values[input.name]) : values[input.name];
     return { name: input.name, dtype: input.dtype, ...(given ? { shape: given, guessed: false } : declaredShape(input.shape, unknown)),
-             value: values[input.name], bytes };
+             value, bytes };
   });
 }

@@ -359,12 +359,13 @@ const laterView = (callback) => badOption(`${callback} returned a promise, but w
 // (onModelData or onExternalData): copies, or with `views` the engine's memory itself. The one
 // array comes from `newArray(size)`, which may leave it unfilled: the engine writes every byte.
 // Copies to a callback that returns a promise (fs/promises) are given one at a time, each once the
-// last one's promise has settled; settled() waits for the last, and rejects as the first failed.
+// last one's promise has settled; settled() waits for the last, and rejects as the first failed;
+// abandon(), when the run failed, gives no more and waits for the one being written.
 function collector(module, options, callback, views, guard, what, newArray) {
   const onChunk = options[callback];
-  let array = null, at = 0, queue = null;
+  let array = null, at = 0, queue = null, dropped = false;
   const give = (chunk) => {
-    if (queue) queue = queue.then(() => onChunk(chunk));
+    if (queue) queue = queue.then(() => (dropped ? undefined : onChunk(chunk)));
     else {
       const answer = onChunk(chunk);
       if (typeof answer?.then === 'function') queue = Promise.resolve(answer);
@@ -399,6 +400,10 @@ function collector(module, options, callback, views, guard, what, newArray) {
       } catch (e) {
         throw Object.assign(new OnnxShrinkError(`${what} failed: ${e?.message ?? e}`, 'IO'), { cause: e });
       }
+    },
+    async abandon() {
+      dropped = true;
+      await queue?.catch(() => {});
     },
   };
 }
@@ -452,10 +457,10 @@ export function createApi(loadWasm, pathHint = (name) => `pass the model's bytes
     const failed = failures();
     const { guard } = failed;
     const read = new Set();  // the external data files the model refers to (and the engine read)
+    const views = options.chunks === 'view';
+    const out = collector(module, options, 'onModelData', views, guard, 'writing the model', newArray);
+    const external = collector(module, options, 'onExternalData', views, guard, 'writing the external data', newArray);
     try {
-      const views = options.chunks === 'view';
-      const out = collector(module, options, 'onModelData', views, guard, 'writing the model', newArray);
-      const external = collector(module, options, 'onExternalData', views, guard, 'writing the external data', newArray);
       const io = {
         model: toSource(module, asSource(model), owned, guard, 'reading the model'),
         external: guard((name) => {
@@ -479,12 +484,18 @@ export function createApi(loadWasm, pathHint = (name) => `pass the model's bytes
       if (result.code) throw new OnnxShrinkError(result.message, result.code);
       await out.settled();
       await external.settled();
+      const externalData = external.result();
+      const modelBytes = out.result() ?? new Uint8Array(0);  // empty when onModelData took it
       const report = JSON.parse(result.report);
       report.externalFiles = [...read];
       options.onReport?.(report);
-      const externalData = external.result();
-      const modelBytes = out.result() ?? new Uint8Array(0);  // empty when onModelData took it
       return { model: modelBytes, report, externalData: externalData && externalData.byteLength ? externalData : undefined };
+    } catch (e) {
+      // A failed or cancelled run writes no more: a caller that closes its file on the error gets
+      // nothing after it.
+      await out.abandon();
+      await external.abandon();
+      throw e;
     } finally {
       for (const pointer of owned) module.release(pointer);
     }

@@ -158,6 +158,9 @@ async function searchFor(input, options, stopper) {
       }
     }
   }
+  // The model's external data files, read whole once (onnxruntime's sessions and the original's size need them).
+  let files = null;
+  const dataFiles = async () => (files ??= externalFiles((report ?? await api.inspect(input, rest)).externalFiles, rest.external));
   let measure, observe, split = null, doubts = [];
   if (Object.values(given).some((s) => s instanceof Uint8Array)) {
     let ort;
@@ -191,7 +194,7 @@ async function searchFor(input, options, stopper) {
     let evaluator;
     try {
       // onnxruntime reads a model given as bytes without its folder: its external data goes with it.
-      const externalData = await externalFiles(report.externalFiles, rest.external);
+      const externalData = await dataFiles();
       evaluator = await makeEvaluator(ort, input, inputs, { feedBack, decision: how, ...(externalData.length ? { externalData } : {}) });
     } catch (e) {
       throw bad(`target: the original model on the samples: ${e.message}`);
@@ -219,8 +222,7 @@ async function searchFor(input, options, stopper) {
       // Only a size given as a fraction of the original's needs it (brotli of 150 MB: 15 s): the
       // model's file and its external data files, each compressed as a host serves them.
       originalBytes: goal.kind === 'size' && goal.fraction !== undefined
-        ? (await externalFiles((report ?? await api.inspect(input, rest)).externalFiles, rest.external))
-          .reduce((sum, f) => sum + objectiveSize(f.data, objective, 9), objectiveSize(input, objective, 9))
+        ? (await dataFiles()).reduce((sum, f) => sum + objectiveSize(f.data, objective, 9), objectiveSize(input, objective, 9))
         : undefined,
       brotliQuality: 9,
     });

@@ -7,6 +7,16 @@ import zlib from 'node:zlib';
 import { sizeChange } from './cli_sizes.js';
 import { normaliseOptions } from './core.js';
 import { OnnxShrinkError, shrink } from './index.node.js';
+import { OPTIONS } from './options.js';
+
+// A file's shrink options: the plugin's, then its own. Another mode's options that it inherits
+// from the plugin's are left out (a palette plugin's levels do not reach a file made int8).
+function mergedOptions(defaults, own) {
+  const merged = { ...defaults, ...own };
+  const mode = merged.mode ?? 'int8';
+  for (const o of OPTIONS) if (o.mode && o.mode !== mode && !(o.key in own)) delete merged[o.key];
+  return merged;
+}
 
 const brotli = promisify(zlib.brotliCompress), gzip = promisify(zlib.gzip);
 
@@ -79,7 +89,7 @@ export function createOnnxTransform(options = {}) {
     if (perFile === false) continue;
     checkPrecompress(perFile?.precompress, `files['${key}'].`);
     const { precompress: _, ...own } = perFile ?? {};
-    checkShrinkOptions({ ...defaults, ...own }, `files['${key}']: `);
+    checkShrinkOptions(mergedOptions(defaults, own), `files['${key}']: `);
   }
   const matched = new Set();  // the `files` keys some model matched (the others are said at the end)
   // Watch mode rebuilds give the same models again: each is shrunk once per content and options
@@ -94,7 +104,7 @@ export function createOnnxTransform(options = {}) {
     if (key !== undefined) matched.add(key);
     const perFile = key === undefined ? {} : files[key];
     if (perFile === false) return false;
-    return { names, ...defaults, precompress, ...perFile };
+    return { names, precompress, ...mergedOptions(defaults, perFile) };
   };
   const transform = async (fileName, bytes, sourceNames = [], siblings = null) => {
     const found = optionsFor(fileName, sourceNames);

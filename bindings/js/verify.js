@@ -339,7 +339,7 @@ export class OutputComparison {
       // (NaN when either side holds NaN or both an infinity: never 0 by accident.)
       relL2: Number.isNaN(s.nx + s.sumSq) ? NaN : s.nx ? Math.sqrt(s.sumSq / s.nx) : s.sumSq ? Infinity : 0,
       constant: s.count > 1 && s.min === s.max, identical: s.maxAbs === 0, nonFinite: Boolean(s.nonFinite),
-      ...(this.#state.has(name) ? {} : this.#argmax ? { agreement: s.rows ? s.agree / s.rows : 1, oneDecision: s.rows && s.index !== null ? { index: s.index } : null }
+      ...(this.#state.has(name) ? {} : this.#argmax ? (s.rows ? { agreement: s.agree / s.rows, oneDecision: s.index !== null ? { index: s.index } : null } : {})
         : this.#threshold !== undefined ? { agreement: s.count ? s.agree / s.count : 1, oneDecision: oneSide(s, this.#threshold) } : {}),
     }));
   }

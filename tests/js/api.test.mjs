@@ -429,6 +429,14 @@ test('expand() refuses the options it would ignore, and views used after their c
   await handle.close();
   assert.equal(most, 1);
   assert.ok(readFileSync(file).equals(await expand(model)));
+  // A run cancelled halfway gives no chunk after it rejects (a caller closes its file then).
+  let given = 0, late = 0, rejected = false;
+  await assert.rejects(shrink(silero, { onModelData: async () => { given++; if (rejected) late++; await new Promise((r) => setImmediate(r)); },
+                                        onProgress: (f, stage) => !(stage === 'writing' && f > 0.5) }), { code: 'CANCELLED' });
+  rejected = true;
+  await new Promise((r) => setTimeout(r, 100));
+  assert.ok(given >= 1);
+  assert.equal(late, 0);
   // A rejection fails the call (IO, the original as its cause), and the process goes on.
   const full = new Error('disk full');
   await assert.rejects(expand(model, { onModelData: async () => { throw full; } }),

@@ -175,6 +175,7 @@ test('a bad option: the error and one line pointing at --help, with the nearest 
     [['--target', 'size=0.5', '--decision', 'argmax'], '--decision describes the samples of --input, and there are none: --target size=0.5 then works by estimates (add --input NAME=FILE to measure)'],
     [['--target', 'relL2=0.01', '--target=size=0.5'], "--target is given twice ('relL2=0.01', then 'size=0.5'): give it once"],
     [['--verify', '--input', 'x=a.f32', '--input', 'x=b.f32'], "--input x= is given twice ('x=a.f32', then 'x=b.f32'): give it once"],
+    [['--verify', '--feed-back', 'stateN=state', '--feed-back', 'output=state'], "--feed-back =state is given twice ('stateN=state', then 'output=state'): give it once"],
   ]) {
     const p = run('m.onnx', ...args);
     assert.equal(p.status, 2, args.join(' '));

@@ -150,3 +150,11 @@ test('esbuild rebuilds: a changed model gets a new name, and the compressed copi
     await context.dispose();
   }
 });
+
+test("a file's own mode drops the other mode's options it would inherit from the plugin's", () => {
+  // (A palette plugin's levels were refused for a file made int8, which built before levels was checked.)
+  assert.doesNotThrow(() => createOnnxTransform({ mode: 'palette', levels: 64, files: { 'det.onnx': { mode: 'int8' } } }));
+  assert.doesNotThrow(() => createOnnxTransform({ block: 64, files: { 'vad.onnx': { mode: 'palette' } } }));
+  // Its own are still checked.
+  assert.throws(() => createOnnxTransform({ files: { 'vad.onnx': { mode: 'palette', block: 64 } } }), { code: 'BAD_OPTION', message: /block applies to int8 mode/ });
+});
