@@ -25,7 +25,9 @@ function badOption(message) {
 }
 
 // 'a', 'b' or 'c'
-const quoted = (items) => items.map((w) => `'${w}'`).join(', ').replace(/, ([^,]*)$/, ' or $1');
+// 'a, b or c', of the items as they are or quoted.
+const orList = (items) => items.map(String).join(', ').replace(/, ([^,]*)$/, ' or $1');
+const quoted = (items) => orList(items.map((w) => `'${w}'`));
 
 // The options expand() takes (and openForRuntime(), with its own two): the shrink options would
 // change nothing there, so they are refused rather than ignored.
@@ -74,8 +76,7 @@ export function normaliseOptions(options = {}) {
         throw badOption(`option '${key}' should be ${quoted(option.words)} or a number, not ${JSON.stringify(value)}`);
       }
       if (!option.words.includes(value) && !option.numbers.includes(value)) {
-        const all = [...option.words, ...option.numbers];
-        throw badOption(`${key} must be ${all.slice(0, -1).join(', ')} or ${all.at(-1)} (got ${value})`);  // (as the engine says it)
+        throw badOption(`${key} must be ${orList([...option.words, ...option.numbers])} (got ${value})`);  // (as the engine says it)
       }
       out[key] = value;
       continue;
@@ -103,8 +104,7 @@ export function normaliseOptions(options = {}) {
       const bits = OPTION.bits;
       for (const [name, v] of Object.entries(value)) {
         if (!bits.words.includes(v) && !bits.numbers.includes(v)) {
-          const all = [...bits.words, ...bits.numbers];
-          throw badOption(`tensorBits for '${name}': bits must be ${all.slice(0, -1).join(', ')} or ${all.at(-1)}, not ${JSON.stringify(v)}`);
+          throw badOption(`tensorBits for '${name}': bits must be ${orList([...bits.words, ...bits.numbers])}, not ${JSON.stringify(v)}`);
         }
       }
     }

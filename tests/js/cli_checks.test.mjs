@@ -8,7 +8,7 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
-import { FLOAT, field, node, normals, number, str, valueInfo, varint } from './onnx_writer.mjs';
+import { FLOAT, externalMatMul, field, node, normals, number, str, valueInfo, varint } from './onnx_writer.mjs';
 import { tempDir } from './temp_dir.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -271,10 +271,7 @@ test('the table: brotli sizes at the quality its header states, and how many tim
 
 test('an external data name that is a folder beside the model: named as such (it was read as a file of 4096 bytes)', () => {
   const dir = tempDir('data-folder');
-  const entry = (key, value) => field(13, [...str(1, key), ...str(2, value)]);
-  const w = [...number(1, 64), ...number(1, 512), ...number(2, 1), ...str(8, 'w'), ...entry('location', 'w.bin'), ...number(14, 1)];
-  writeFileSync(path.join(dir, 'm.onnx'), Uint8Array.from([...number(1, 8), ...field(8, number(2, 13)), ...field(7, [
-    ...field(1, node('MatMul', ['x', 'w'], ['y'])), ...str(2, 'g'), ...field(5, w), ...field(11, valueInfo('x', [1, 64])), ...field(12, valueInfo('y', [1, 512]))])]));
+  writeFileSync(path.join(dir, 'm.onnx'), externalMatMul('w.bin'));
   mkdirSync(path.join(dir, 'w.bin'));
   const p = run(path.join(dir, 'm.onnx'), '-o', path.join(dir, 'out.onnx'));
   assert.equal(p.status, 2);

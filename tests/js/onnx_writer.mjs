@@ -23,3 +23,11 @@ export function normals(count, seed, scale = 1) {
   const uniform = () => ((s ^= s << 13), (s ^= s >>> 17), (s ^= s << 5), ((s >>> 0) + 0.5) / 2 ** 32);
   return Array.from({ length: count }, () => scale * Math.sqrt(-2 * Math.log(uniform())) * Math.cos(2 * Math.PI * uniform()));
 }
+
+// A model of one MatMul, x [1, 64] times w [64, 512], whose weight is in the external data file
+// `location` (written by the caller: 64 * 512 float32 values).
+export const externalMatMul = (location) => Uint8Array.from([...number(1, 8), ...field(8, number(2, 13)), ...field(7, [
+  ...field(1, node('MatMul', ['x', 'w'], ['y'])), ...str(2, 'external'),
+  ...field(5, [...number(1, 64), ...number(1, 512), ...number(2, FLOAT), ...str(8, 'w'), ...field(13, [...str(1, 'location'), ...str(2, location)]),
+               ...number(14, 1)]),
+  ...field(11, valueInfo('x', [1, 64])), ...field(12, valueInfo('y', [1, 512]))])]);
