@@ -74,8 +74,8 @@ ${TARGET_FLAGS.map(usage).join('')}  --dim N                   with --verify or 
                             values (--target: in every sample)
   --input NAME=FILE         with --verify or --target: one input's real data, raw little-endian
                             values of its type (its shape as declared or given by --shape), one
-                            sample or several back to back (a file, or a pipe such as
-                            <(command)); real inputs tell far more about accuracy than random
+                            sample or several back to back (a file, a pipe such as <(command),
+                            or - for standard input); real inputs tell far more about accuracy than random
                             ones. --target calibrates on them
   --feed-back OUT=IN        with --verify or --target: from the second sample on, each model gets
                             its own output OUT of the sample before as input IN (a streaming
@@ -305,6 +305,10 @@ export function parse(argv) {
     }
   }
   if (!a.printVersion && a.inputs.length === 0) throw new UsageError('no input model');
+  // Standard input is read once: by the model or by one --input.
+  const fromStdin = [...(a.inputs.includes('-') ? ['the model'] : []),
+                     ...Object.entries(a.inputFiles).filter(([, f]) => f === '-').map(([name]) => `--input ${name}`)];
+  if (fromStdin.length > 1) throw new UsageError(`standard input can be read once, not for ${fromStdin.join(' and ')}: give the others as files`);
   // The samples' flags serve --verify and --target; the tolerances, --verify alone.
   const samplesFlags = [['--input', Object.keys(a.inputFiles).length], ['--feed-back', Object.keys(a.feedBack).length],
                         ['--shape', Object.keys(a.shapes).length], ['--value', Object.keys(a.values).length]];

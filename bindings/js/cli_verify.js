@@ -181,7 +181,7 @@ function verifyInputs(inputs, unknown, shapes, values, files) {
     let bytes;
     if (files[input.name] !== undefined) {
       try {
-        bytes = readDataFile(files[input.name]);
+        bytes = readDataFile(files[input.name] === '-' ? 0 : files[input.name]);  // '-': standard input
       } catch (e) {
         const why = e.code === 'ERR_FS_FILE_TOO_LARGE' ? 'over 2 GiB, more than a check reads at once' : e.code ?? e.message;
         throw new Error(`cannot read '${files[input.name]}' for input '${input.name}': ${why}`);

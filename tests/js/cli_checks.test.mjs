@@ -173,6 +173,7 @@ test('a bad option: the error and one line pointing at --help, with the nearest 
     [['--verify', '--value', 'x=1.2.3'], "--value takes NAME=NUMBER, e.g. sr=16000, not 'x=1.2.3'"],
     // A flag given twice kept the last without a word; the samples' flags are once per name.
     [['--target', 'size=0.5', '--decision', 'argmax'], '--decision describes the samples of --input, and there are none: --target size=0.5 then works by estimates (add --input NAME=FILE to measure)'],
+    [['-', '--verify', '--input', 'x=-'], 'standard input can be read once, not for the model and --input x: give the others as files'],
     [['--target', 'relL2=0.01', '--target=size=0.5'], "--target is given twice ('relL2=0.01', then 'size=0.5'): give it once"],
     [['--verify', '--input', 'x=a.f32', '--input', 'x=b.f32'], "--input x= is given twice ('x=a.f32', then 'x=b.f32'): give it once"],
     [['--verify', '--feed-back', 'stateN=state', '--feed-back', 'output=state'], "--feed-back =state is given twice ('stateN=state', then 'output=state'): give it once"],
@@ -277,4 +278,13 @@ test('an external data name that is a folder beside the model: named as such (it
   assert.equal(p.status, 2);
   assert.match(p.stderr, /external data 'w\.bin' is not a file: '.*w\.bin' is a folder or a device/);
   assert.equal(existsSync(path.join(dir, 'out.onnx')), false);
+});
+
+test("--input NAME=- reads the samples from standard input, as a model '-' does", () => {
+  const dir = workspace();
+  const chunk = Buffer.from(new Float32Array(normals(512, 31)).buffer);
+  const p = spawnSync(process.execPath, [cli, path.join(dir, 'silero.onnx'), '-o', path.join(dir, 'stdin.onnx'), '--verify', '--shape', 'input=1x512',
+                                         '--shape', 'state=2x1x128', '--value', 'sr=16000', '--value', 'state=0', '--input', 'input=-'], { input: chunk, encoding: 'utf8' });
+  assert.equal(p.status, 0, p.stderr);
+  assert.match(p.stdout, /inputs from files: input; fixed values: sr, state; 1 sample\)/);
 });
