@@ -75,8 +75,8 @@ ${TARGET_FLAGS.map(usage).join('')}  --dim N                   with --verify or 
   --input NAME=FILE         with --verify or --target: one input's real data, raw little-endian
                             values of its type (its shape as declared or given by --shape), one
                             sample or several back to back (a file, a pipe such as <(command),
-                            or - for standard input); real inputs tell far more about accuracy than random
-                            ones. --target calibrates on them
+                            or - for standard input); real inputs tell far more about accuracy
+                            than random ones. --target calibrates on them
   --feed-back OUT=IN        with --verify or --target: from the second sample on, each model gets
                             its own output OUT of the sample before as input IN (a streaming
                             model's state, e.g. --feed-back stateN=state), as it runs in use
