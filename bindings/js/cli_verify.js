@@ -115,6 +115,8 @@ export function verifyFeeds(report, a, flag = '--verify') {
       if (!report.model.inputs.some((i) => i.name === input)) {
         throw new Error(`the model has no input '${input}' to feed '${output}' back into (its inputs: ${report.model.inputs.map((i) => i.name).join(', ')})`);
       }
+      const from = report.model.outputs.find((o) => o.name === output).dtype, to = report.model.inputs.find((i) => i.name === input).dtype;
+      if (from !== to) throw new Error(`--feed-back ${output}=${input}: output '${output}' is ${from} and input '${input}' ${to}: an output fed back must have its input's type`);
     }
     checkOneSource(a.inputFiles, a.values);
     const inputs = verifyInputs(report.model.inputs, a.dim, a.shapes, a.values, a.inputFiles);

@@ -310,7 +310,11 @@ function checkFeedBack(feedBack, model, bad) {
   if (typeof feedBack !== 'object' || feedBack === null) throw bad('feedBack takes { inputName: outputName }');
   const isInput = (n) => model.inputs.some((i) => i.name === n), isOutput = (n) => model.outputs.some((o) => o.name === n);
   for (const [to, from] of Object.entries(feedBack)) {
-    if (isInput(to) && isOutput(from)) continue;
+    if (isInput(to) && isOutput(from)) {
+      const a = model.outputs.find((o) => o.name === from).dtype, b = model.inputs.find((i) => i.name === to).dtype;
+      if (a !== b) throw bad(`feedBack: output '${from}' is ${a} and input '${to}' ${b}: an output fed back must have its input's type`);
+      continue;
+    }
     const turned = isOutput(to) && isInput(from) ? `; it maps an input to the output fed into it: { '${from}': '${to}' }` : '';
     if (!isInput(to)) throw bad(`feedBack: the model has no input '${to}' to feed an output into (its inputs: ${model.inputs.map((i) => i.name).join(', ')})${turned}`);
     throw bad(`feedBack: the model has no output '${from}' to feed back into '${to}' (its outputs: ${model.outputs.map((o) => o.name).join(', ')})${turned}`);

@@ -288,3 +288,12 @@ test("--input NAME=- reads the samples from standard input, as a model '-' does"
   assert.equal(p.status, 0, p.stderr);
   assert.match(p.stdout, /inputs from files: input; fixed values: sr, state; 1 sample\)/);
 });
+
+test('--feed-back of an output into an input of another type is named as such (it pointed at --shape)', () => {
+  const dir = workspace();
+  const p = run(path.join(dir, 'silero.onnx'), '-o', path.join(dir, 'fb.onnx'), '--verify', '--shape', 'input=1x512', '--shape', 'state=2x1x128',
+                '--feed-back', 'output=sr');
+  assert.equal(p.status, 2);
+  assert.match(p.stderr, /--feed-back output=sr: output 'output' is float32 and input 'sr' int64: an output fed back must have its input's type/);
+  assert.equal(existsSync(path.join(dir, 'fb.onnx')), false);
+});
