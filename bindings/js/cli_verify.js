@@ -119,7 +119,7 @@ export function verifyFeeds(report, a, flag = '--verify') {
       if (from !== to) throw new Error(`--feed-back ${output}=${input}: output '${output}' is ${from} and input '${input}' ${to}: an output fed back must have its input's type`);
     }
     checkOneSource(a.inputFiles, a.values);
-    const inputs = verifyInputs(report.model.inputs, a.dim, a.shapes, a.values, a.inputFiles);
+    const inputs = verifyInputs(report.model.inputs, a.dim, a.shapes, a.values, a.inputFiles, a.dimGiven);
     // Dimensions the model leaves open and the user set neither by --shape, by data (--input) nor
     // by --dim: the check runs on a guess of them.
     const list = a.dimGiven ? [] : guessedDimensions(report.model.inputs, [...Object.keys(a.shapes), ...Object.keys(a.inputFiles)]);
@@ -177,7 +177,8 @@ function checkOneSource(files, values) {
 
 // The declared inputs with their shapes (symbolic dimensions become --dim, or --shape's),
 // --value's fixed values and --input's files, for sampleFeeds.
-function verifyInputs(inputs, unknown, shapes, values, files) {
+// (`dimGiven`: --dim was given, so its open dimensions are the user's, not guesses.)
+function verifyInputs(inputs, unknown, shapes, values, files, dimGiven = false) {
   checkInputNames(inputs, [...Object.keys(files), ...Object.keys(values), ...Object.keys(shapes)]);
   return inputs.map((input) => {
     let bytes;
@@ -192,7 +193,7 @@ function verifyInputs(inputs, unknown, shapes, values, files) {
     const given = shapes[input.name];
     // (--value keeps a whole number past 2^53 as a bigint, for a 64-bit integer input alone.)
     const value = typeof values[input.name] === 'bigint' && !/int64$/.test(input.dtype) ? Number(values[input.name]) : values[input.name];
-    return { name: input.name, dtype: input.dtype, ...(given ? { shape: given, guessed: false } : declaredShape(input.shape, unknown)),
-             value, bytes };
+    const declared = given ? { shape: given, guessed: false } : declaredShape(input.shape, unknown);
+    return { name: input.name, dtype: input.dtype, ...declared, guessed: declared.guessed && !dimGiven, value, bytes };
   });
 }

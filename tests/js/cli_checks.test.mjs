@@ -297,3 +297,21 @@ test('--feed-back of an output into an input of another type is named as such (i
   assert.match(p.stderr, /--feed-back output=sr: output 'output' is float32 and input 'sr' int64: an output fed back must have its input's type/);
   assert.equal(existsSync(path.join(dir, 'fb.onnx')), false);
 });
+
+test('--dim sets the open dimensions: data for them splits into samples (it was called a guess)', () => {
+  const dir = tempDir('dim-given');
+  // x [batch, 64] times w [64, 512]: 8 rows of data are 8 samples with --dim 1.
+  const open = (name, last) => [...str(1, name), ...field(2, field(1, [...number(1, FLOAT), ...field(2, [...field(1, str(2, 'batch')), ...field(1, number(1, last))])]))];
+  writeFileSync(path.join(dir, 'm.onnx'), Uint8Array.from([...number(1, 8), ...field(8, number(2, 13)), ...field(7, [
+    ...field(1, node('MatMul', ['x', 'w'], ['y'])), ...str(2, 'g'), ...field(5, [...number(1, 64), ...number(1, 512), ...number(2, FLOAT), ...str(8, 'w'),
+    ...field(9, [...new Uint8Array(new Float32Array(normals(64 * 512, 42)).buffer)])]), ...field(11, open('x', 64)), ...field(12, open('y', 512))])]));
+  const file = path.join(dir, 'x.f32');
+  writeFileSync(file, new Float32Array(normals(8 * 64, 41)));
+  const p = run(path.join(dir, 'm.onnx'), '-o', path.join(dir, 'dim.onnx'), '--verify', '--dim', '1', '--input', `x=${file}`);
+  assert.equal(p.status, 0, p.stderr);
+  assert.match(p.stdout, /inputs from files: x; 8 samples\)/);
+  // Without --dim the first dimension is a guess, which cannot split the data.
+  const guessed = run(path.join(dir, 'm.onnx'), '-o', path.join(dir, 'guess.onnx'), '--verify', '--input', `x=${file}`);
+  assert.equal(guessed.status, 2);
+  assert.match(guessed.stderr, /a guess cannot split into samples: set its shape/);
+});
