@@ -150,6 +150,12 @@ async function searchFor(input, options, stopper) {
       if (unknown.length) throw bad(`${what}: the model has no input ${unknown.map((n) => `'${n}'`).join(', ')} (its inputs: ${names(report.model.inputs)})`);
     }
     checkFeedBack(feedBack, report.model, bad);
+    // As the CLI: without data to measure on, shapes and feedBack would describe nothing.
+    const describing = [['shapes', shapes], ['feedBack', feedBack ?? {}]].filter(([, o]) => Object.keys(o).length).map(([k]) => k);
+    if (describing.length && !MEASURED_KINDS.includes(goal.kind) && !Object.values(given).some((s) => s instanceof Uint8Array)) {
+      throw bad(`${describing.join(' and ')} describe${describing.length === 1 ? 's' : ''} the samples' data, and none is given: target ${target} then works by ` +
+                'estimates (give samples: { inputName: bytes } to measure)');
+    }
     for (const i of report.model.inputs) {
       const array = TYPED_ARRAYS[i.dtype], v = samples?.[i.name];
       if (ArrayBuffer.isView(v) && !(v instanceof Uint8Array) && !(v instanceof DataView) && !(array && v instanceof array)) {

@@ -245,6 +245,9 @@ test("target mode's options: what it refuses, the samples' types, shapes and fee
                        bad(/samples: input 'sr' is int64, but a Float32Array was given: its bytes would be read as int64 values \(give a BigInt64Array, or the bytes as a Uint8Array\)/));
   // Names are checked without samples too; shapes of the wrong kind are named.
   await assert.rejects(shrink(silero, { target: 'size=0.3', shapes: { y: [1] } }), bad(/shapes: the model has no input 'y'/));
+  // Without data, shapes describe nothing (as the CLI says of --shape without --input).
+  await assert.rejects(shrink(silero, { target: 'size=0.3', shapes: { input: [1, 512] } }),
+                       bad(/^shapes describes the samples' data, and none is given: target size=0\.3 then works by estimates/));
   await assert.rejects(shrink(silero, { target: 'size=0.3', samples: { y: 3 } }), bad(/samples: the model has no input 'y'/));
   await assert.rejects(shrink(silero, { target: 'size=0.3', feedBack: { stateN: 'state' } }), bad(/\{ 'state': 'stateN' \}/));
   await assert.rejects(shrink(silero, { target: 'size=0.3', shapes: null }), bad(/shapes takes \{ inputName: \[dimensions\] \}/));
