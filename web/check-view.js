@@ -249,13 +249,14 @@ function checkModel(files, result, inputs, onProgress) {
   const shrunkExternal = result.externalData ? { [`${result.name}.shrunk.onnx.data`]: result.externalData } : {};
   const threshold = thresholdValue();
   return workerJob('./check.js', { original: model, originalExternal, shrunk: result.model, shrunkExternal, inputs, threshold },
-                   (data) => data.outputs !== undefined, onProgress).then((data) => ({ ...data, threshold }));
+                   (data) => data.outputs !== undefined, onProgress).then((data) => ({ ...data, threshold, unchanged: Boolean(result.report?.unchanged) }));
 }
 
 // What makes a check's numbers say little (verify.js): constant or identical outputs, and with a
-// threshold, outputs all on one side of it. `checked`: checkModel's data.
-function outputDoubts({ outputs, threshold }) {
-  return [...suspicions(outputs), ...(threshold === undefined ? [] : oneSidedOutputs(outputs, threshold))];
+// threshold, outputs all on one side of it. `checked`: checkModel's data (`unchanged`: nothing was
+// shrunk, so identical outputs are the model compared with itself).
+function outputDoubts({ outputs, threshold, unchanged }) {
+  return [...suspicions(outputs, { unchanged }), ...(threshold === undefined ? [] : oneSidedOutputs(outputs, threshold))];
 }
 
 export function thresholdValue() {

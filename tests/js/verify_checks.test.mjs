@@ -34,6 +34,8 @@ test('suspicions: an output constant in the original (more than one value), or i
   const single = compare([{ y: t(0.5) }, { y: t(0.5) }]);
   assert.deepEqual(single.map((r) => [r.constant, r.identical]), [[false, true]]);
   assert.deepEqual(suspicions(single), ["output 'y' is identical in both models on every sample: the inputs may not exercise the changed weights"]);
+  // (When nothing was shrunk, as the CLI and the page say it then.)
+  assert.deepEqual(suspicions(single, { unchanged: true }), ["output 'y' is identical in both models on every sample: nothing was shrunk, so the check compared the model with itself"]);
   const flat = compare([{ y: t(2, 2) }, { y: t(2, 2.001) }], [{ y: t(2) }, { y: t(2) }]);
   assert.deepEqual(flat.map((r) => [r.constant, r.identical]), [[true, false]]);
   assert.deepEqual(suspicions(flat), ["output 'y' has the same value everywhere in the original model: the check says nothing about it"]);
