@@ -18,9 +18,9 @@ int64_t raise_opset(const ModelIndex& index, const std::vector<Item>& items, Rep
   const char* why = required >= required_opset(Form::Dq, Grouping::Blocks, 0) ? "DequantizeLinear with blocks needs opset 21"
                                                                                : "DequantizeLinear per channel needs opset 13";
   if (std::any_of(index.graphs.begin(), index.graphs.end(), [](const GraphInfo& g) { return g.function; })) {
-    throw Error(ErrorCode::Unsupported, std::string("--form dq: ") + why + " and the model uses opset " + std::to_string(current) +
+    throw Error(ErrorCode::Unsupported, std::string("the dq form: ") + why + " and the model uses opset " + std::to_string(current) +
                                             "; it defines functions with their own opset imports, so raising it is not "
-                                            "known to be safe. Use --form fold: it works at opset " +
+                                            "known to be safe. Use the fold form (the default): it works at opset " +
                                             std::to_string(current) + " and onnxruntime folds it at load");
   }
   const std::vector<std::string> changed = ops_changed_between(index, current, required);
@@ -28,9 +28,9 @@ int64_t raise_opset(const ModelIndex& index, const std::vector<Item>& items, Rep
     std::string list;
     for (size_t i = 0; i < changed.size() && i < 8; ++i) list += (i ? ", " : "") + changed[i];
     if (changed.size() > 8) list += ", ...";
-    throw Error(ErrorCode::Unsupported, std::string("--form dq: ") + why + ", the model uses opset " +
+    throw Error(ErrorCode::Unsupported, std::string("the dq form: ") + why + ", the model uses opset " +
                                             std::to_string(current) + ", and these operators it uses have definitions that changed by then: " +
-                                            list + ". Use --form fold: it works at opset " + std::to_string(current) +
+                                            list + ". Use the fold form (the default): it works at opset " + std::to_string(current) +
                                             " and onnxruntime folds it at load, so inference speed is unchanged");
   }
   OpsetChange change;
