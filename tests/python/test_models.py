@@ -809,7 +809,7 @@ class RealModels(unittest.TestCase):
                     p = run_cli(original, "-o", out, "-q", *flags)
                     if name.startswith("ch_") and mode == "int8_dq":
                         self.assertEqual(p.returncode, 2)  # opset 11, and Softmax etc. changed by 13
-                        self.assertIn("--form fold", p.stderr)
+                        self.assertIn("Use the fold form (the default)", p.stderr)
                         continue
                     self.assertEqual(p.returncode, 0, p.stderr)
                     check(out)
