@@ -506,10 +506,11 @@ export function createApi(loadWasm, pathHint = (name) => `pass the model's bytes
     onlyOptions(options, EXPAND_OPTIONS, 'expand()');
     return (await run('expand', input, options)).model;
   };
-  // A model's whole bytes from anything run() takes: a Blob as one read, not as the parts run() reads it in.
-  const wholeBytes = async (input) => {
+  // A model's (or `what`'s) whole bytes from anything run() takes: a Blob as one read, not as the
+  // parts run() reads it in.
+  const wholeBytes = async (input, what = 'model') => {
     if (isBlob(input)) return new Uint8Array(await input.arrayBuffer());  // one array, not parts to join
-    const prepared = await prepare(input, 'model', pathHint);
+    const prepared = await prepare(input, what, pathHint);
     return prepared.bytes ?? prepared.read(0, prepared.size);
   };
   return {
@@ -519,6 +520,8 @@ export function createApi(loadWasm, pathHint = (name) => `pass the model's bytes
     /** What shrink would do, without writing: resolves to the report. */
     inspect: async (input, options) => (await run('inspect', input, options)).report,
     expand,
+    /** The whole bytes of anything shrink() takes as a model or as external data (not exported). */
+    wholeBytes,
     /** An onnxruntime session on a shrunk model, by the path faster for that runtime (see runtime.js). */
     openForRuntime: makeOpenForRuntime({ expand, inspect: (bytes) => run('inspect', bytes, {}), wholeBytes, knownSize, onlyOptions, OnnxShrinkError }),
     /** The engine's version. */

@@ -262,13 +262,8 @@ async function searchFor(input, options, stopper) {
 async function externalFiles(names, external) {
   const files = [];
   for (const name of names) {
-    const v = await (typeof external === 'function' ? external(name) : external?.[name]);
-    let data;
-    if (v instanceof ArrayBuffer) data = new Uint8Array(v);
-    else if (ArrayBuffer.isView(v)) data = new Uint8Array(v.buffer, v.byteOffset, v.byteLength);
-    else if (typeof v?.arrayBuffer === 'function') data = new Uint8Array(await v.arrayBuffer());  // a Blob
-    else if (typeof v?.read === 'function') data = await v.read(0, v.size);  // a reader
-    if (data) files.push({ path: name, data });
+    const given = typeof external === 'function' ? external(name) : external?.[name];
+    if (given != null) files.push({ path: name, data: await api.wholeBytes(given, `external data '${name}'`) });
   }
   return files;
 }
