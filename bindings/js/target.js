@@ -172,16 +172,18 @@ export async function makeEvaluator(ort, original, inputs, { feedBack = {}, deci
     return outputs;
   };
   const reference = await run(original);
-  // The original's outputs must be finite to measure errors against (a NaN would compare as no
-  // error at all).
+  // argmax decides only over a last axis of two values or more (OutputComparison): some output must.
   if (decision.argmax) {
-    const decides = (name, tensor) => !decision.stateOutputs.includes(name) && tensor.dims.at(-1) >= 2;
-    if (!Object.entries(reference[0]).some(([name, tensor]) => decides(name, tensor))) {
+    const comparison = new OutputComparison(decision);
+    comparison.add(reference[0], reference[0]);
+    if (!comparison.results().some((r) => r.agreement !== undefined)) {
       const shapes = Object.entries(reference[0]).map(([name, t]) => `'${name}' [${t.dims.join(', ')}]`).join(', ');
       throw new Error(`decision argmax takes the largest value over an output's last axis, and no output has two values or more there (${shapes}): ` +
                       'every decision would count as kept. Give an output of scores per class, or threshold:N');
     }
   }
+  // The original's outputs must be finite to measure errors against (a NaN would compare as no
+  // error at all).
   const badOutput = firstNonFinite(reference);
   if (badOutput) {
     throw new Error(`the original's output '${badOutput.name}' is ${Number.isNaN(badOutput.value) ? 'NaN' : 'infinite'} on sample ${badOutput.k + 1}: errors cannot be measured against it ` +
