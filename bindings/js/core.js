@@ -356,12 +356,12 @@ const laterView = (callback) => badOption(`${callback} returned a promise, but w
   'streams and fs/promises, which keep the chunk');
 
 // Collects output into one array of the announced size, or passes chunks to options[callback]
-// (onModelData or onExternalData): copies, or with `views` the engine's memory itself. The one
-// array comes from `newArray(size)`, which may leave it unfilled: the engine writes every byte.
+// (onModelData or onExternalData): copies, or with `views` the engine's memory itself. The engine
+// announces the size and writes every byte of the one array (checked).
 // Copies to a callback that returns a promise (fs/promises) are given one at a time, each once the
 // last one's promise has settled; settled() waits for the last, and rejects as the first failed;
 // abandon(), when the run failed, gives no more and waits for the one being written.
-function collector(module, options, callback, views, guard, what, newArray) {
+function collector(module, options, callback, views, guard, what) {
   const onChunk = options[callback];
   let array = null, at = 0, queue = null, dropped = false;
   const give = (chunk) => {
@@ -374,7 +374,7 @@ function collector(module, options, callback, views, guard, what, newArray) {
   };
   return {
     expect: guard((total) => {
-      if (!onChunk) array = newArray(total);
+      if (!onChunk) array = new Uint8Array(total);
       return true;
     }, false, what),
     write: guard((pointer, length) => {
@@ -409,10 +409,8 @@ function collector(module, options, callback, views, guard, what, newArray) {
 }
 
 // `loadWasm(wasmPath)` gives the engine's .wasm bytes; `pathHint(quotedName)` says what to pass
-// instead of a file name or URL (a string is never read as one); `newArray(size)` gives a result's
-// array (Node's need not be zeroed first).
-export function createApi(loadWasm, pathHint = (name) => `pass the model's bytes or a reader, e.g. await fetch(${name})`,
-  newArray = (size) => new Uint8Array(size)) {
+// instead of a file name or URL (a string is never read as one).
+export function createApi(loadWasm, pathHint = (name) => `pass the model's bytes or a reader, e.g. await fetch(${name})`) {
   const env = { wasmPath: undefined, wasmBinary: undefined };
   let modulePromise = null;
 
@@ -458,8 +456,8 @@ export function createApi(loadWasm, pathHint = (name) => `pass the model's bytes
     const { guard } = failed;
     const read = new Set();  // the external data files the model refers to (and the engine read)
     const views = options.chunks === 'view';
-    const out = collector(module, options, 'onModelData', views, guard, 'writing the model', newArray);
-    const external = collector(module, options, 'onExternalData', views, guard, 'writing the external data', newArray);
+    const out = collector(module, options, 'onModelData', views, guard, 'writing the model');
+    const external = collector(module, options, 'onExternalData', views, guard, 'writing the external data');
     try {
       const io = {
         model: toSource(module, asSource(model), owned, guard, 'reading the model'),

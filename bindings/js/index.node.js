@@ -11,13 +11,7 @@ import { declaredShape, sampleCount } from './verify.js';
 const api = createApi(
   async (wasmPath) => readFileSync(wasmPath ?? fileURLToPath(new URL('../../dist/onnx-shrink.wasm', import.meta.url))),
   // shrink('model.onnx') reads no file: the path goes to fileSource().
-  (name) => `to read a file, pass fileSource(${name}) instead (import { fileSource } from 'onnx-shrink')`,
-  // Not zeroed (the engine writes every byte), and an ArrayBuffer of its own, never Node's shared
-  // pool: a returned model is a plain Uint8Array whose .buffer is only its bytes.
-  (size) => {
-    const b = Buffer.allocUnsafeSlow(size);
-    return new Uint8Array(b.buffer, b.byteOffset, size);
-  });
+  (name) => `to read a file, pass fileSource(${name}) instead (import { fileSource } from 'onnx-shrink')`);
 
 export const { env, inspect, expand, openForRuntime, version, wasmMemory } = api;
 export { OnnxShrinkError };
